@@ -1,0 +1,120 @@
+"""Validation at the public boundary.
+
+Every public function validates its arguments once, here, and raises
+``TypeError``/``ValueError`` messages shaped "`name` must be ...; got VALUE."
+Internal kernels trust their inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def _show(value: Any) -> str:
+    """A short repr of an offending value for an error message."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def first_index(bad: NDArray[np.bool_]) -> tuple[int, ...]:
+    """Index of the first True element of ``bad`` (``()`` for a 0-d array)."""
+    return tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
+
+
+def at_index(index: tuple[int, ...]) -> str:
+    """`` at index i`` (or ``(i, j)``) for messages; empty for scalars."""
+    if not index:
+        return ""
+    return f" at index {index[0] if len(index) == 1 else index}"
+
+
+def first_offender(array: NDArray[Any], bad: NDArray[np.bool_]) -> str:
+    """Describe the first element flagged in ``bad``, with its index when not a scalar."""
+    index = first_index(bad)
+    return _show(array[index].item()) + at_index(index)
+
+
+def as_counts(value: Any, name: str) -> NDArray[np.int64]:
+    """Return ``value`` as an int64 array of non-negative whole numbers.
+
+    Integral floats (``3.0``) are accepted because counts are often computed;
+    booleans, strings and fractional values are rejected.
+    """
+    array = np.asarray(value)
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"`{name}` must be an integer count or array of counts; got {_show(value)}.")
+    if np.issubdtype(array.dtype, np.floating):
+        bad = ~np.isfinite(array) | (array != np.floor(array))
+        if bad.any():
+            raise ValueError(
+                f"`{name}` must hold whole numbers (counts); got {first_offender(array, bad)}."
+            )
+    bad = array < 0
+    if bad.any():
+        raise ValueError(f"`{name}` must be non-negative; got {first_offender(array, bad)}.")
+    return array.astype(np.int64, copy=False)
+
+
+def as_real_array(value: Any, name: str) -> NDArray[np.float64]:
+    """Return ``value`` as a finite float64 array."""
+    array = np.asarray(value)
+    if array.dtype == np.bool_ or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
+        raise TypeError(f"`{name}` must be a real number or array of real numbers; got {_show(value)}.")
+    array = array.astype(np.float64, copy=False)
+    bad = ~np.isfinite(array)
+    if bad.any():
+        raise ValueError(f"`{name}` must be finite; got {first_offender(array, bad)}.")
+    return array
+
+
+def real_scalar(value: Any, name: str) -> float:
+    """Return ``value`` as a finite Python float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number; got {_show(value)}.")
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"`{name}` must be finite; got {_show(value)}.")
+    return result
+
+
+def open_unit(value: Any, name: str) -> float:
+    """Return ``value`` as a float strictly inside (0, 1)."""
+    result = real_scalar(value, name)
+    if not 0.0 < result < 1.0:
+        raise ValueError(f"`{name}` must be strictly between 0 and 1; got {_show(value)}.")
+    return result
+
+
+def positive_int(value: Any, name: str) -> int:
+    """Return ``value`` as a positive Python int (``numbers.Integral``, not bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be a positive integer; got {_show(value)}.")
+    if value < 1:
+        raise ValueError(f"`{name}` must be a positive integer; got {_show(value)}.")
+    return int(value)
+
+
+def choice(value: Any, name: str, allowed: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``allowed``; otherwise list the valid options."""
+    options = tuple(allowed)
+    if not isinstance(value, str) or value not in options:
+        valid = ", ".join(repr(o) for o in options)
+        raise ValueError(f"`{name}` must be one of {valid}; got {_show(value)}.")
+    return value
+
+
+def alternative(value: Any) -> str:
+    """Validate the scipy-style ``alternative`` keyword."""
+    return choice(value, "alternative", ALTERNATIVES)

@@ -1,0 +1,380 @@
+"""Confidence intervals for a binomial proportion.
+
+Seven methods, vectorized over arrays of ``(successes, trials)``:
+
+=================  ==========================================  ==============================
+method             reference                                   at x = 0 / x = n; clipping
+=================  ==========================================  ==============================
+``wald``           textbook normal approximation (LingPipe      degenerate ``[0, 0]`` /
+                   *Classifiers and Evaluation*, "Accuracy      ``[1, 1]``; clipped to [0, 1]
+                   Confidence Intervals"; BCD 2001 eq. 1)
+``wilson``         Wilson (1927); BCD 2001 eq. 4                low exactly 0 / high exactly 1;
+                                                                inside [0, 1] by construction
+``wilson-cc``      Newcombe (1998) method 4, full continuity    low exactly 0 / high exactly 1;
+                   correction (not R ``prop.test``, which       inside [0, 1] by construction
+                   shrinks the correction near x = n/2)
+``agresti-coull``  Agresti & Coull (1998); BCD 2001 eq. 5       low 0 / high 1 by clipping;
+                                                                clipped to [0, 1]
+``clopper-pearson`` Clopper & Pearson (1934); BCD 2001 eq. 6    low exactly 0 / high exactly 1
+``jeffreys``       Jeffreys Beta(1/2, 1/2) prior, equal-tailed;  low exactly 0 / high exactly 1
+                   BCD 2001 section 4.1.2 (with their boundary  (BCD's modification; statsmodels
+                   modification)                                does not make it)
+``mid-p``          Lancaster (1961) mid-p inversion of the      low exactly 0 / high exactly 1
+                   exact binomial test; Agresti & Gottard 2007
+=================  ==========================================  ==============================
+
+Conventions shared by every method:
+
+* ``alternative="two-sided"`` puts ``(1 - confidence_level) / 2`` in each tail;
+  ``"greater"`` gives the one-sided lower bound at ``confidence_level`` (``high = 1``) and
+  ``"less"`` the one-sided upper bound (``low = 0``). Hence the one-sided bound at level
+  ``1 - a`` equals the two-sided bound at level ``1 - 2a`` for every method here.
+* Every upper bound is computed as ``1 - lower(n - x, n)``, so every method satisfies the
+  reflection symmetry ``ci(x, n) = 1 - ci(n - x, n)`` (reversed) exactly.
+* ``trials = 0`` raises ``ValueError`` (there is no information about the proportion), as do
+  negative or fractional counts and ``successes > trials``.
+
+References
+----------
+.. [BCD2001] Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a
+   binomial proportion. *Statistical Science* 16(2), 101-133.
+.. [N1998] Newcombe, R. G. (1998). Two-sided confidence intervals for the single proportion:
+   comparison of seven methods. *Statistics in Medicine* 17, 857-872.
+.. [AC1998] Agresti, A. & Coull, B. A. (1998). Approximate is better than "exact" for
+   interval estimation of binomial proportions. *The American Statistician* 52, 119-126.
+.. [AG2007] Agresti, A. & Gottard, A. (2007). Nonconservative exact small-sample inference
+   for discrete data. *Computational Statistics & Data Analysis* 51, 6447-6458.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+from scipy.optimize import elementwise
+
+from estimators import _validation as check
+from estimators.interval import Bound, Interval
+
+__all__ = ["PROPORTION_METHODS", "ProportionEstimate", "proportion_ci"]
+
+Array = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+# A lower-bound kernel: (successes, trials, tail probability) -> lower bounds.
+LowerBound = Callable[[IntArray, IntArray, float], Array]
+
+
+def _z(tail: float) -> float:
+    """Standard normal quantile leaving ``tail`` in the upper tail."""
+    return float(-special.ndtri(tail))
+
+
+def _wald_lower(x: IntArray, n: IntArray, tail: float) -> Array:
+    """Wald lower bound ``p - z sqrt(p (1 - p) / n)``, clipped at 0.
+
+    [BCD2001] section 2.1, eq. (1). Degenerate (zero width) at x = 0 and x = n.
+    """
+    p = x / n
+    return np.maximum(p - _z(tail) * np.sqrt(p * (1.0 - p) / n), 0.0)
+
+
+def _wilson_lower(x: IntArray, n: IntArray, tail: float) -> Array:
+    """Wilson score lower bound, [BCD2001] section 4.1.1, eq. (4).
+
+    ``(x + z^2/2) / (n + z^2) - z sqrt(n) / (n + z^2) * sqrt(p (1 - p) + z^2 / (4 n))``;
+    exactly 0 at x = 0 (the formula gives 0 up to rounding).
+    """
+    z = _z(tail)
+    p = x / n
+    centre = (x + z * z / 2.0) / (n + z * z)
+    half = z * np.sqrt(n) / (n + z * z) * np.sqrt(p * (1.0 - p) + z * z / (4.0 * n))
+    return np.where(x == 0, 0.0, np.maximum(centre - half, 0.0))
+
+
+def _wilson_cc_lower(x: IntArray, n: IntArray, tail: float) -> Array:
+    """Wilson score lower bound with continuity correction, [N1998] method 4.
+
+    ``L = (2 n p + z^2 - 1 - z sqrt(z^2 - 2 - 1/n + 4 p (n q + 1))) / (2 (n + z^2))``
+    with ``q = 1 - p``, and ``L = 0`` at x = 0 as Newcombe specifies. For x >= 1 the radicand
+    is at least ``z^2 + 2 - 1/n > 0`` and ``L > 0``.
+    """
+    z = _z(tail)
+    p = x / n
+    safe = np.where(x == 0, 1, x)  # keeps the radicand valid where L is set to 0 anyway
+    ps = safe / n
+    radicand = z * z - 2.0 - 1.0 / n + 4.0 * ps * (n * (1.0 - ps) + 1.0)
+    low = (2.0 * n * p + z * z - 1.0 - z * np.sqrt(radicand)) / (2.0 * (n + z * z))
+    return np.where(x == 0, 0.0, np.maximum(low, 0.0))
+
+
+def _agresti_coull_lower(x: IntArray, n: IntArray, tail: float) -> Array:
+    """Agresti-Coull lower bound, [BCD2001] section 4.1.3, eq. (5); [AC1998].
+
+    ``p~ - z sqrt(p~ (1 - p~) / n~)`` with ``n~ = n + z^2`` and ``p~ = (x + z^2/2) / n~``,
+    clipped at 0 (as statsmodels does); the clip makes it exactly 0 at x = 0.
+    """
+    z = _z(tail)
+    n_tilde = n + z * z
+    p_tilde = (x + z * z / 2.0) / n_tilde
+    return np.maximum(p_tilde - z * np.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde), 0.0)
+
+
+def _beta_lower(x: IntArray, n: IntArray, tail: float, prior: float) -> Array:
+    """Lower ``tail`` quantile of Beta(x + prior, n - x + 1 - prior), set to 0 at x = 0."""
+    a = np.where(x == 0, 1.0, x + prior)
+    return np.where(x == 0, 0.0, special.betaincinv(a, n - x + 1.0 - prior, tail))
+
+
+def _clopper_pearson_lower(x: IntArray, n: IntArray, tail: float) -> Array:
+    """Clopper-Pearson lower bound, the ``tail`` quantile of Beta(x, n - x + 1).
+
+    [BCD2001] section 4.2.1, eq. (6). Exactly 0 at x = 0.
+    """
+    return _beta_lower(x, n, tail, prior=0.0)
+
+
+def _jeffreys_lower(x: IntArray, n: IntArray, tail: float) -> Array:
+    """Jeffreys lower bound, the ``tail`` quantile of Beta(x + 1/2, n - x + 1/2).
+
+    [BCD2001] section 4.1.2: the posterior under the Jeffreys prior Beta(1/2, 1/2), with the
+    lower bound set to 0 at x = 0 (their boundary modification).
+    """
+    return _beta_lower(x, n, tail, prior=0.5)
+
+
+def _mid_p_excess(p: Array, x: Array, n: Array, tail: float) -> Array:
+    """``P(X > x) + P(X = x) / 2 - tail`` for X ~ Binomial(n, p), increasing in p.
+
+    ``P(X >= x) = I_p(x, n - x + 1)`` and ``P(X > x) = I_p(x + 1, n - x)`` (0 when x = n).
+    """
+    at_least = special.betainc(x, n - x + 1.0, p)
+    above = np.where(x < n, special.betainc(x + 1.0, np.maximum(n - x, 1.0), p), 0.0)
+    return 0.5 * (at_least + above) - tail
+
+
+def _mid_p_lower(x: IntArray, n: IntArray, tail: float) -> Array:
+    """Mid-p lower bound: the p solving ``P(X > x) + P(X = x) / 2 = tail``.
+
+    Lancaster's mid-p inversion of the exact test ([AG2007]; [BCD2001] section 4.2).
+    The root lies between the Clopper-Pearson lower bound (where ``P(X >= x) = tail``) and
+    the p where ``P(X > x) = tail`` (1 when x = n); Chandrupatla's bracketing method
+    (scipy.optimize.elementwise.find_root) solves all cells at once. Exactly 0 at x = 0.
+    """
+    positive = x > 0
+    low = np.zeros(x.shape)
+    if not positive.any():
+        return low
+    xs = x[positive].astype(np.float64)
+    ns = n[positive].astype(np.float64)
+    left = special.betaincinv(xs, ns - xs + 1.0, tail)
+    right = np.where(xs < ns, special.betaincinv(xs + 1.0, np.maximum(ns - xs, 1.0), tail), 1.0)
+    # The bracket can collapse to one point in floating point (huge n); that point is the root.
+    same = right <= left
+    right = np.where(same, np.minimum(left + 1e-300, 1.0), right)
+    result = elementwise.find_root(
+        _mid_p_excess,
+        (left, right),
+        args=(xs, ns, tail),
+        tolerances={"xatol": 1e-15, "xrtol": 4 * np.finfo(float).eps, "fatol": 0.0, "frtol": 0.0},
+    )
+    low[positive] = np.where(same | ~result.success, left, result.x)
+    return low
+
+
+_LOWER_BOUNDS: dict[str, LowerBound] = {
+    "wald": _wald_lower,
+    "wilson": _wilson_lower,
+    "wilson-cc": _wilson_cc_lower,
+    "agresti-coull": _agresti_coull_lower,
+    "clopper-pearson": _clopper_pearson_lower,
+    "jeffreys": _jeffreys_lower,
+    "mid-p": _mid_p_lower,
+}
+
+PROPORTION_METHODS: tuple[str, ...] = tuple(_LOWER_BOUNDS)
+
+
+def _counts_pair(successes: Any, trials: Any) -> tuple[IntArray, IntArray]:
+    """Validate and broadcast ``successes`` and ``trials``."""
+    x = check.as_counts(successes, "successes")
+    n = check.as_counts(trials, "trials")
+    try:
+        x, n = np.broadcast_arrays(x, n)
+    except ValueError:
+        raise ValueError(
+            f"`successes` and `trials` must broadcast together; got shapes {np.shape(x)} "
+            f"and {np.shape(n)}."
+        ) from None
+    empty = n == 0
+    if empty.any():
+        raise ValueError(f"`trials` must be at least 1; got {check.first_offender(n, empty)}.")
+    over = x > n
+    if over.any():
+        where = check.first_index(over)
+        raise ValueError(
+            f"`successes` must not exceed `trials`; got successes={x[where]} > "
+            f"trials={n[where]}{check.at_index(where)}."
+        )
+    return x, n
+
+
+def _as_output(bound: Array, scalar: bool) -> Bound:
+    return float(bound) if scalar else bound
+
+
+def proportion_ci(
+    successes: Any,
+    trials: Any,
+    *,
+    method: str = "wilson",
+    confidence_level: float = 0.95,
+    alternative: str = "two-sided",
+) -> Interval:
+    """Confidence interval for a binomial proportion.
+
+    Parameters
+    ----------
+    successes : int or array_like of int
+        Number of successes ``x``, ``0 <= x <= trials``.
+    trials : int or array_like of int
+        Number of trials ``n >= 1``; broadcast against ``successes``.
+    method : {"wilson", "wald", "wilson-cc", "agresti-coull", "clopper-pearson", \
+"jeffreys", "mid-p"}
+        Interval method; see the module docstring for each one's reference and its
+        conventions at ``x = 0`` and ``x = n``.
+    confidence_level : float
+        Nominal coverage, strictly between 0 and 1.
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: one-sided lower bound (``high = 1``); ``"less"``: one-sided upper bound
+        (``low = 0``).
+
+    Returns
+    -------
+    Interval
+        ``low`` and ``high`` are floats when both counts are scalars, arrays of the broadcast
+        shape otherwise. It unpacks as ``low, high``.
+
+    Raises
+    ------
+    TypeError
+        If a count is not numeric.
+    ValueError
+        If a count is negative or fractional, ``successes > trials``, ``trials == 0``, the
+        level is outside (0, 1), or ``method``/``alternative`` is unknown.
+
+    Notes
+    -----
+    With ``p = x / n`` and ``z`` the normal quantile for the tail, the Wilson interval is
+    ``(x + z^2/2) / (n + z^2) +- z sqrt(n) / (n + z^2) sqrt(p (1 - p) + z^2 / (4 n))`` and the
+    Clopper-Pearson interval is ``[B(a/2; x, n - x + 1), B(1 - a/2; x + 1, n - x)]`` with
+    ``B(q; a, b)`` the Beta quantile. Each method's formula is in its kernel's docstring.
+
+    References
+    ----------
+    Brown, Cai & DasGupta (2001), Statistical Science 16:101-133; Newcombe (1998),
+    Statistics in Medicine 17:857-872; Agresti & Coull (1998); Agresti & Gottard (2007).
+
+    Examples
+    --------
+    The wine-tasting example of the LingPipe chapter: 18 of 27 correct; the normal
+    approximation's 95% half-width is about 0.18.
+
+    >>> low, high = proportion_ci(18, 27, method="wald")
+    >>> round((high - low) / 2, 2)
+    0.18
+    >>> ci = proportion_ci(18, 27, method="wilson", confidence_level=0.99)
+    >>> round(ci.low, 4), round(ci.high, 4)
+    (0.4219, 0.8457)
+    >>> proportion_ci([0, 5], 5, method="clopper-pearson", alternative="greater").low
+    array([0.        , 0.54928027])
+    """
+    method = check.choice(method, "method", PROPORTION_METHODS)
+    alternative = check.alternative(alternative)
+    level = check.open_unit(confidence_level, "confidence_level")
+    scalar = np.ndim(successes) == 0 and np.ndim(trials) == 0
+    x, n = _counts_pair(successes, trials)
+
+    tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
+    lower = _LOWER_BOUNDS[method]
+    low = lower(x, n, tail) if alternative != "less" else np.zeros(x.shape)
+    high = 1.0 - lower(n - x, n, tail) if alternative != "greater" else np.ones(x.shape)
+    return Interval(
+        low=_as_output(low, scalar),
+        high=_as_output(high, scalar),
+        method=method,
+        confidence_level=level,
+        alternative=alternative,
+    )
+
+
+@dataclass(frozen=True)
+class ProportionEstimate:
+    """A proportion ``successes / trials`` with what is needed to recompute its interval.
+
+    Derived measures (accuracy, precision, recall, ...) return this object. An empty
+    denominator (``trials == 0``) is allowed here and means *undefined*: ``estimate`` is nan and
+    so are the interval bounds (``proportion_ci`` itself raises on ``trials == 0``). Counts may be
+    arrays of one shape.
+
+    Attributes
+    ----------
+    successes, trials : int or numpy.ndarray of int
+        The counts.
+
+    Examples
+    --------
+    >>> acc = ProportionEstimate(18, 27)
+    >>> round(acc.estimate, 4)
+    0.6667
+    >>> low, high = acc.confidence_interval(method="wald")
+    >>> round(high - acc.estimate, 2)
+    0.18
+    >>> ProportionEstimate(0, 0).estimate
+    nan
+    """
+
+    successes: int | IntArray
+    trials: int | IntArray
+
+    @property
+    def estimate(self) -> Bound:
+        """``successes / trials``; nan where ``trials == 0``."""
+        x = np.asarray(self.successes, dtype=np.float64)
+        n = np.asarray(self.trials, dtype=np.float64)
+        ratio = np.divide(x, n, out=np.full(np.broadcast(x, n).shape, np.nan), where=n > 0)
+        return float(ratio) if ratio.ndim == 0 else ratio
+
+    def __float__(self) -> float:
+        return float(self.estimate)
+
+    def confidence_interval(
+        self,
+        confidence_level: float = 0.95,
+        *,
+        method: str = "wilson",
+        alternative: str = "two-sided",
+    ) -> Interval:
+        """Interval from :func:`proportion_ci`; nan bounds where ``trials == 0``."""
+        x, n = np.broadcast_arrays(np.asarray(self.successes), np.asarray(self.trials))
+        defined = n > 0
+        scalar = x.ndim == 0
+        ci = proportion_ci(
+            np.where(defined, x, 0),
+            np.where(defined, n, 1),
+            method=method,
+            confidence_level=confidence_level,
+            alternative=alternative,
+        )
+        low = np.where(defined, ci.low, np.nan)
+        high = np.where(defined, ci.high, np.nan)
+        return Interval(
+            low=_as_output(low, scalar),
+            high=_as_output(high, scalar),
+            method=ci.method,
+            confidence_level=ci.confidence_level,
+            alternative=ci.alternative,
+        )
