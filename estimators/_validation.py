@@ -52,7 +52,9 @@ def as_counts(value: Any, name: str) -> NDArray[np.int64]:
     if array.dtype == np.bool_ or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
-        raise TypeError(f"`{name}` must be an integer count or array of counts; got {_show(value)}.")
+        raise TypeError(
+            f"`{name}` must be an integer count or array of counts; got {_show(value)}."
+        )
     if np.issubdtype(array.dtype, np.floating):
         bad = ~np.isfinite(array) | (array != np.floor(array))
         if bad.any():
@@ -71,7 +73,9 @@ def as_real_array(value: Any, name: str) -> NDArray[np.float64]:
     if array.dtype == np.bool_ or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
-        raise TypeError(f"`{name}` must be a real number or array of real numbers; got {_show(value)}.")
+        raise TypeError(
+            f"`{name}` must be a real number or array of real numbers; got {_show(value)}."
+        )
     array = array.astype(np.float64, copy=False)
     bad = ~np.isfinite(array)
     if bad.any():

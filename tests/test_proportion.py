@@ -286,8 +286,10 @@ def test_contains_point_estimate_except_degenerate_wald(xn, method):
     [
         ({"successes": -1, "trials": 5}, ValueError, r"`successes` must be non-negative; got -1"),
         ({"successes": 2.5, "trials": 5}, ValueError, r"`successes` must hold whole numbers.*2\.5"),
-        ({"successes": 1, "trials": [5, 0]}, ValueError, r"`trials` must be at least 1; got 0 at index 1"),
-        ({"successes": [1, 6], "trials": 5}, ValueError, r"`successes` must not exceed `trials`.*6.*index 1"),
+        ({"successes": 1, "trials": [5, 0]}, ValueError,
+         r"`trials` must be at least 1; got 0 at index 1"),
+        ({"successes": [1, 6], "trials": 5}, ValueError,
+         r"`successes` must not exceed `trials`.*6.*index 1"),
         ({"successes": "3", "trials": 5}, TypeError, r"`successes` must be an integer count"),
         ({"successes": 3, "trials": True}, TypeError, r"`trials` must be an integer count"),
         ({"successes": [1, 2], "trials": [3, 4, 5]}, ValueError, r"must broadcast together"),
