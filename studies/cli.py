@@ -1,39 +1,33 @@
 """The ``evalcert`` command line.
 
-Errors in what the user typed are reported on one line and exit with status 2, never with a
-traceback.
+Each subcommand lives in its own module exposing ``add_command(commands)``, which adds a
+subparser and sets its ``handler``. Errors in what the user typed are reported on one line and
+exit with status 2, never with a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from estimators import ConfusionMatrix, optimal_threshold
-
 EXIT_USAGE = 2
-# The sample matrix of the demo: (tp, fp, fn, tn) = (60, 20, 25, 395), the example of the
-# F1-certification issue (Bagdouri et al. 2013 setting).
-SAMPLE = {"tp": 60, "fp": 20, "fn": 25, "tn": 395}
-# TREC-5 filtering runs (Lewis 1996, section 4.4): (u_a, u_b) per run.
-TREC5_RUNS = {"R1": (1.0, -3.0), "R2": (1.0, -1.0), "R3": (3.0, -1.0)}
 
 
 class UsageError(Exception):
     """A problem with the command line itself."""
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (argparse prints the whole usage block by default)."""
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
 
-def _level(text: str) -> float:
+def unit_interval(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
     try:
         value = float(text)
     except ValueError:
@@ -43,7 +37,8 @@ def _level(text: str) -> float:
     return value
 
 
-def _count(text: str) -> int:
+def count(text: str) -> int:
+    """argparse type: a non-negative integer."""
     try:
         value = int(text)
     except ValueError:
@@ -53,111 +48,21 @@ def _count(text: str) -> int:
     return value
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="evalcert", description="Certified estimates for classifier evaluation.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    demo = commands.add_parser(
-        "demo", help="certification-style summary of a binary confusion matrix")
-    for name in ("tp", "fp", "fn", "tn"):
-        demo.add_argument(f"--{name}", type=_count, default=SAMPLE[name],
-                          help=f"{name} count (default {SAMPLE[name]})")
-    demo.add_argument("--confidence-level", type=_level, default=0.95)
-    demo.add_argument("--method", default="clopper-pearson",
-                      help="proportion_ci method for the intervals (default clopper-pearson)")
-    demo.add_argument("--target-recall", type=_level, default=None,
-                      help="certify recall >= this with a one-sided lower bound")
-    demo.add_argument("--target-precision", type=_level, default=None,
-                      help="certify precision >= this with a one-sided lower bound")
-    demo.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    demo.set_defaults(handler=_demo)
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser: one subparser per command module."""
+    from studies import demo
+
+    parser = Parser(prog="evalcert", description="Certified estimates for classifier evaluation.")
+    commands: Any = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    for module in (demo,):
+        module.add_command(commands)
     return parser
-
-
-def _proportion_row(estimate: Any, level: float, method: str) -> dict[str, float]:
-    two = estimate.confidence_interval(level, method=method)
-    lower = estimate.confidence_interval(level, method=method, alternative="greater")
-    return {
-        "estimate": float(estimate.estimate),
-        "low": float(two.low),
-        "high": float(two.high),
-        "lower_bound": float(lower.low),
-    }
-
-
-def demo_summary(args: argparse.Namespace) -> dict[str, Any]:
-    """Everything the demo reports, as plain data (shared by the table and JSON outputs)."""
-    cm = ConfusionMatrix.binary(tp=args.tp, fp=args.fp, fn=args.fn, tn=args.tn)
-    level, method = args.confidence_level, args.method
-    measures = {
-        "accuracy": cm.accuracy,
-        "precision": cm.precision(),
-        "recall": cm.recall(),
-        "specificity": cm.specificity(),
-        "prevalence": cm.prevalence(),
-    }
-    summary: dict[str, Any] = {
-        "counts": {"tp": args.tp, "fp": args.fp, "fn": args.fn, "tn": args.tn, "total": cm.total},
-        "confidence_level": level,
-        "method": method,
-        "proportions": {k: _proportion_row(v, level, method) for k, v in measures.items()},
-        "f1": cm.f1(),
-        "kappa": {kind: cm.kappa(kind) for kind in ("cohen", "siegel-castellan", "byrt")},
-        "trec5_utility": {
-            run: {"u_a": ua, "u_b": ub, "utility": cm.linear_utility(u_a=ua, u_b=ub),
-                  "optimal_threshold": optimal_threshold(ua, ub)}
-            for run, (ua, ub) in TREC5_RUNS.items()
-        },
-        "verdicts": [],
-    }
-    for name, target in (("recall", args.target_recall), ("precision", args.target_precision)):
-        if target is not None:
-            bound = summary["proportions"][name]["lower_bound"]
-            summary["verdicts"].append(
-                {"measure": name, "target": target, "lower_bound": bound,
-                 "certified": bool(bound >= target)})
-    return summary
-
-
-def _format_table(summary: dict[str, Any]) -> str:
-    c = summary["counts"]
-    pct = f"{summary['confidence_level']:.0%}"
-    lines = [
-        "evalcert demo: certification-style summary of a binary confusion matrix",
-        f"counts: tp={c['tp']} fp={c['fp']} fn={c['fn']} tn={c['tn']} (n={c['total']})",
-        f"intervals: {summary['method']}, {pct} two-sided and {pct} one-sided lower bound",
-        "",
-        f"{'measure':<13}{'estimate':>10}{'low':>10}{'high':>10}{'lower bd':>10}",
-    ]
-    for name, row in summary["proportions"].items():
-        lines.append(f"{name:<13}{row['estimate']:>10.4f}{row['low']:>10.4f}"
-                     f"{row['high']:>10.4f}{row['lower_bound']:>10.4f}")
-    kappa = summary["kappa"]
-    lines += [
-        "",
-        f"F1 = {summary['f1']:.4f}; kappa: Cohen {kappa['cohen']:.4f}, "
-        f"Siegel-Castellan {kappa['siegel-castellan']:.4f}, Byrt {kappa['byrt']:.4f}",
-        "TREC-5 linear utility of the retrieved set (u = u_a*A + u_b*B):",
-    ]
-    for run, row in summary["trec5_utility"].items():
-        lines.append(f"  {run}: u_a={row['u_a']:g} u_b={row['u_b']:g}  u = {row['utility']:g}"
-                     f"  (optimal probability threshold {row['optimal_threshold']:.2f})")
-    for verdict in summary["verdicts"]:
-        word = "CERTIFIED" if verdict["certified"] else "NOT CERTIFIED"
-        lines.append(f"{word}: {verdict['measure']} >= {verdict['target']:g} "
-                     f"({pct} lower bound {verdict['lower_bound']:.4f})")
-    return "\n".join(lines)
-
-
-def _demo(args: argparse.Namespace) -> int:
-    summary = demo_summary(args)
-    print(json.dumps(summary, indent=2) if args.json else _format_table(summary))
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``evalcert`` console script; returns the exit status."""
     try:
-        args = _build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
         status: int = args.handler(args)
         return status
     except (UsageError, ValueError, TypeError) as error:
