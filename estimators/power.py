@@ -107,7 +107,8 @@ def _counts(confusion: Any) -> tuple[int, int, int, int]:
     elif isinstance(confusion, dict):
         missing = {"tp", "fp", "fn", "tn"} - set(confusion)
         if missing:
-            raise ValueError(f"`confusion` must have keys tp, fp, fn, tn; missing {sorted(missing)}.")
+            raise ValueError(
+                f"`confusion` must have keys tp, fp, fn, tn; missing {sorted(missing)}.")
         values = [confusion[k] for k in ("tp", "fp", "fn", "tn")]
     else:
         try:
@@ -196,7 +197,8 @@ class _ThetaStarCurve:
         e = rng.binomial(test_size - tp, np.minimum(share, 1.0))
         ci = f1_ci(tp, e, 0, test_size - tp - e, method=self.method,
                    confidence_level=self.confidence_level, alternative="greater")
-        return np.nan_to_num(np.asarray(ci.low), nan=0.0)
+        bounds: Array = np.nan_to_num(np.asarray(ci.low, dtype=np.float64), nan=0.0)
+        return bounds
 
     def order_statistic(self, test_size: int, rank: int) -> float:
         """The ``rank``-th smallest (1-based) simulated lower bound."""
@@ -387,7 +389,8 @@ def _first_size_at_least(value: Callable[[int], float], target: float,
 
 def _plan_once(posterior: ConfusionPosterior, target: float, *, level: float, power: float,
                draws: int, seed: np.random.SeedSequence, method: str,
-               tolerance: float | None, max_test_size: int) -> tuple[int | None, float, float, Interval, str]:
+               tolerance: float | None, max_test_size: int
+               ) -> tuple[int | None, float, float, Interval, str]:
     curve = _curve(posterior, confidence_level=level, power=power, draws=draws, seed=seed,
                    method=method)
     limit = curve.limit(curve.rank)
