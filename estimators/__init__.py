@@ -4,19 +4,37 @@ Pure functions and small frozen result objects; no I/O, no study machinery.
 """
 
 from estimators.confusion import ConfusionMatrix, WeightedTotal, optimal_threshold
+from estimators.fmeasure import F1_DESIGNS, F1_METHODS, F1Estimate, f1_ci, f1_estimate
 from estimators.gain import BudgetYield, GainTable, gain_table
 from estimators.interval import Interval
+from estimators.power import (
+    CertificationPlan,
+    ConfusionPosterior,
+    certification_sample_size,
+    confusion_posterior,
+    theta_star,
+)
 from estimators.proportion import PROPORTION_METHODS, ProportionEstimate, proportion_ci
 
 __all__ = [
+    "F1_DESIGNS",
+    "F1_METHODS",
     "PROPORTION_METHODS",
     "BudgetYield",
+    "CertificationPlan",
     "ConfusionMatrix",
+    "ConfusionPosterior",
+    "F1Estimate",
     "GainTable",
     "Interval",
     "ProportionEstimate",
     "WeightedTotal",
+    "certification_sample_size",
+    "confusion_posterior",
+    "f1_ci",
+    "f1_estimate",
     "gain_table",
     "optimal_threshold",
     "proportion_ci",
+    "theta_star",
 ]
