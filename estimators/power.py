@@ -190,10 +190,12 @@ class _ThetaStarCurve:
         A test set with undefined F1 (``tp = e = 0``) cannot certify: its bound is 0.
         """
         rng = np.random.default_rng(self.sampling_seed)
-        p = self.posterior.cell_probabilities(self.r1, self.r0)
-        tp = rng.binomial(test_size, p[:, 0])
-        rest = 1.0 - p[:, 0]
-        share = np.divide(p[:, 1] + p[:, 2], rest, out=np.zeros_like(rest), where=rest > 0)
+        q = self.posterior.retrieved_share
+        p_tp = q * self.r1
+        rest = 1.0 - p_tp
+        p_errors = q * (1.0 - self.r1) + (1.0 - q) * self.r0
+        share = np.divide(p_errors, rest, out=np.zeros_like(rest), where=rest > 0)
+        tp = rng.binomial(test_size, p_tp)
         e = rng.binomial(test_size - tp, np.minimum(share, 1.0))
         ci = f1_ci(tp, e, 0, test_size - tp - e, method=self.method,
                    confidence_level=self.confidence_level, alternative="greater")
@@ -312,7 +314,8 @@ def theta_star(
     posterior = confusion_posterior(confusion, retrieved_share=retrieved_share)
     curve = _curve(posterior, confidence_level=level, power=pw, draws=n_draws,
                    seed=_root_seed(rng), method=method)
-    return curve.order_statistic(size, curve.rank)
+    rank = curve.rank
+    return float(np.partition(curve.lower_bounds(size), rank - 1)[rank - 1])
 
 
 @dataclass(frozen=True)
