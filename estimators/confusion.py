@@ -41,6 +41,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from estimators import _validation as check
+from estimators._numeric import ratio
 from estimators.proportion import ProportionEstimate
 
 __all__ = [
@@ -79,19 +80,11 @@ _PROPORTIONS: dict[str, Callable[[_Outcomes], tuple[IntArray, IntArray]]] = {
 }
 
 
-def _ratio(numerator: ArrayLike, denominator: ArrayLike) -> Array:
-    """Elementwise ratio, nan where the denominator is 0 (no division warning)."""
-    num = np.asarray(numerator, dtype=np.float64)
-    den = np.asarray(denominator, dtype=np.float64)
-    ratio: Array = np.divide(num, den, out=np.full(den.shape, np.nan), where=den != 0)
-    return ratio
-
-
 def _f_beta(outcomes: _Outcomes, beta: float) -> Array:
     """``(1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp)`` per class; nan on a zero denominator."""
     b2 = beta * beta
     tp = outcomes.tp.astype(np.float64)
-    return _ratio((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * outcomes.fn + outcomes.fp)
+    return ratio((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * outcomes.fn + outcomes.fp)
 
 
 def _beta(value: Any) -> float:
@@ -402,7 +395,7 @@ class ConfusionMatrix:
         outcomes = self._outcomes()
         if measure == "f_measure":
             return _f_beta(outcomes, beta)
-        return _ratio(*_PROPORTIONS[measure](outcomes))
+        return ratio(*_PROPORTIONS[measure](outcomes))
 
     def f_measure(self, label: Hashable = "positive", *, beta: float = 1.0) -> float:
         """F-beta of class ``label``, the weighted harmonic mean of precision and recall.

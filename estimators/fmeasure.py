@@ -30,10 +30,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from scipy import special
 
 from estimators import _validation as check
+from estimators._numeric import ratio, upper_normal_quantile
 from estimators.interval import Bound, Interval
 
 __all__ = ["F1_DESIGNS", "F1_METHODS", "F1Estimate", "f1_ci", "f1_estimate"]
@@ -46,22 +47,13 @@ F1_DESIGNS: tuple[str, ...] = ("srs", "stratified")
 DEFAULT_DRAWS = 10_000
 
 
-def _ratio(numerator: ArrayLike, denominator: ArrayLike) -> Array:
-    """``numerator / denominator`` with nan where the denominator is 0 (no warning)."""
-    num = np.asarray(numerator, dtype=np.float64)
-    den = np.asarray(denominator, dtype=np.float64)
-    out: Array = np.full(np.broadcast(num, den).shape, np.nan)
-    np.divide(num, den, out=out, where=den != 0)
-    return out
-
-
 def f1_from_segments(q: Array, r1: Array, r0: Array) -> Array:
     """Population F1 from the retrieved share ``q`` and the segments' relevant proportions.
 
     ``F = 2 q R1 / (q R1 + q + (1 - q) R0)``: true positives ``q R1``, false positives
     ``q (1 - R1)``, false negatives ``(1 - q) R0`` (Bagdouri et al. 2013, Appendix A).
     """
-    return _ratio(2.0 * q * r1, q * r1 + q + (1.0 - q) * r0)
+    return ratio(2.0 * q * r1, q * r1 + q + (1.0 - q) * r0)
 
 
 def _srs_variance(tp: Array, fp: Array, fn: Array) -> Array:
@@ -74,7 +66,7 @@ def _srs_variance(tp: Array, fp: Array, fn: Array) -> Array:
     ``e = fp + fn`` (propagation of error, Bagdouri et al. 2013, Appendix A eq. 1; Taylor 1997).
     """
     errors = fp + fn
-    return _ratio(4.0 * tp * errors * (tp + errors), (2.0 * tp + errors) ** 4)
+    return ratio(4.0 * tp * errors * (tp + errors), (2.0 * tp + errors) ** 4)
 
 
 def _stratified_variance(
@@ -89,7 +81,7 @@ def _stratified_variance(
     """
     d = q * r1 + q + (1.0 - q) * r0
     numerator = 4.0 * q**2 * ((q + (1.0 - q) * r0) ** 2 * var_r1 + (1.0 - q) ** 2 * r1**2 * var_r0)
-    return _ratio(numerator, d**4)
+    return ratio(numerator, d**4)
 
 
 def _segment_variance(r: Array, n: Array, population: IntArray | None, fpc: bool) -> Array:
@@ -99,9 +91,9 @@ def _segment_variance(r: Array, n: Array, population: IntArray | None, fpc: bool
     adjustment of (1 - n1/N1)"; ``fpc=True`` applies it. A segment with no sampled document
     has nan variance (its proportion is undefined); a fully sampled one has zero variance.
     """
-    var = _ratio(r * (1.0 - r), n)
+    var = ratio(r * (1.0 - r), n)
     if fpc and population is not None:
-        var = var * (1.0 - _ratio(n, population))
+        var = var * (1.0 - ratio(n, population))
     return var
 
 
@@ -147,12 +139,12 @@ class F1Estimate:
         else:
             n1 = (self.tp + self.fp).astype(np.float64)
             n0 = (self.fn + self.tn).astype(np.float64)
-        return _ratio(n1, n1 + n0)
+        return ratio(n1, n1 + n0)
 
     def _segments(self) -> tuple[Array, Array, Array]:
         """``q``, ``R1 = tp / n1`` and ``R0 = fn / n0`` (nan for an unsampled segment)."""
-        r1 = _ratio(self.tp.astype(np.float64), (self.tp + self.fp).astype(np.float64))
-        r0 = _ratio(self.fn.astype(np.float64), (self.fn + self.tn).astype(np.float64))
+        r1 = ratio(self.tp.astype(np.float64), (self.tp + self.fp).astype(np.float64))
+        r0 = ratio(self.fn.astype(np.float64), (self.fn + self.tn).astype(np.float64))
         q = self.retrieved_share
         # A segment with no population share does not enter F1; keep it from spreading nan.
         r1 = np.where(q == 0.0, 0.0, r1)
@@ -162,7 +154,7 @@ class F1Estimate:
     def _point(self) -> Array:
         if self.design == "srs":
             tp = self.tp.astype(np.float64)
-            return _ratio(2.0 * tp, 2.0 * tp + self.fp + self.fn)
+            return ratio(2.0 * tp, 2.0 * tp + self.fp + self.fn)
         return f1_from_segments(*self._segments())
 
     @property
@@ -224,13 +216,9 @@ class F1Estimate:
         return Interval(self._out(low), self._out(high), method, level, alternative)
 
 
-def _z(tail: float) -> float:
-    return float(-special.ndtri(tail))
-
-
 def _delta_bounds(f: Array, var: Array, tail: float) -> tuple[Array, Array]:
     """Normal interval ``F +- z sqrt(Var)`` clipped to [0, 1] (Appendix A, final equation)."""
-    half = _z(tail) * np.sqrt(var)
+    half = upper_normal_quantile(tail) * np.sqrt(var)
     return np.clip(f - half, 0.0, 1.0), np.clip(f + half, 0.0, 1.0)
 
 
@@ -242,7 +230,7 @@ def _logit_delta_bounds(f: Array, var: Array, tail: float) -> tuple[Array, Array
     """
     inside = (f > 0.0) & (f < 1.0)
     safe = np.where(inside, f, 0.5)
-    half = _z(tail) * np.sqrt(np.where(inside, var, 0.0)) / (safe * (1.0 - safe))
+    half = upper_normal_quantile(tail) * np.sqrt(np.where(inside, var, 0.0)) / (safe * (1.0 - safe))
     centre = special.logit(safe)
     low = np.where(inside, special.expit(centre - half), np.nan)
     high = np.where(inside, special.expit(centre + half), np.nan)
@@ -272,8 +260,8 @@ def _beta_posterior_draws(est: F1Estimate, rng: np.random.Generator, draws: int)
     if est.finite_population and est.population_sizes is not None:
         big1, big0 = est.population_sizes
         n1, n0 = est.tp + est.fp, est.fn + est.tn
-        r1 = _ratio(est.tp + rng.binomial(big1 - n1, r1), big1.astype(np.float64))
-        r0 = _ratio(est.fn + rng.binomial(big0 - n0, r0), big0.astype(np.float64))
+        r1 = ratio(est.tp + rng.binomial(big1 - n1, r1), big1.astype(np.float64))
+        r0 = ratio(est.fn + rng.binomial(big0 - n0, r0), big0.astype(np.float64))
     return f1_from_segments(est.retrieved_share, r1, r0)
 
 
@@ -290,17 +278,17 @@ def _bootstrap_draws(est: F1Estimate, rng: np.random.Generator, draws: int) -> A
     if est.design == "srs":
         n = est.tp + est.fp + est.fn + est.tn
         errors = est.fp + est.fn
-        tp = rng.binomial(n, _ratio(est.tp.astype(np.float64), n.astype(np.float64)), size=shape)
+        tp = rng.binomial(n, ratio(est.tp.astype(np.float64), n.astype(np.float64)), size=shape)
         rest = n - est.tp
-        share = np.where(rest > 0, _ratio(errors.astype(np.float64), rest.astype(np.float64)), 0)
+        share = np.where(rest > 0, ratio(errors.astype(np.float64), rest.astype(np.float64)), 0)
         e = rng.binomial(n - tp, share, size=shape)
-        return _ratio(2.0 * tp, 2.0 * tp + e)
+        return ratio(2.0 * tp, 2.0 * tp + e)
     q, r1, r0 = est._segments()
     n1, n0 = est.tp + est.fp, est.fn + est.tn
     tp = rng.binomial(n1, np.nan_to_num(r1), size=shape)
     fn = rng.binomial(n0, np.nan_to_num(r0), size=shape)
-    r1_star = np.where(q == 0.0, 0.0, _ratio(tp.astype(np.float64), n1.astype(np.float64)))
-    r0_star = np.where(q == 1.0, 0.0, _ratio(fn.astype(np.float64), n0.astype(np.float64)))
+    r1_star = np.where(q == 0.0, 0.0, ratio(tp.astype(np.float64), n1.astype(np.float64)))
+    r0_star = np.where(q == 1.0, 0.0, ratio(fn.astype(np.float64), n0.astype(np.float64)))
     return f1_from_segments(q, r1_star, r0_star)
 
 

@@ -58,6 +58,7 @@ from scipy import special
 from scipy.optimize import elementwise
 
 from estimators import _validation as check
+from estimators._numeric import upper_normal_quantile
 from estimators.interval import Bound, Interval
 
 __all__ = ["PROPORTION_METHODS", "ProportionEstimate", "proportion_ci"]
@@ -69,11 +70,6 @@ IntArray = NDArray[np.int64]
 LowerBound = Callable[[Array, Array, float], Array]
 # A symmetric kernel: (successes, trials, normal quantile) -> (centre, half-width).
 CentreHalf = Callable[[Array, Array, float], tuple[Array, Array]]
-
-
-def _z(tail: float) -> float:
-    """Standard normal quantile leaving ``tail`` in the upper tail."""
-    return float(-special.ndtri(tail))
 
 
 # The centre/half-width kernels work in place on fresh arrays: at 10^6 intervals the cost of
@@ -140,7 +136,7 @@ def _wilson_cc_lower(x: Array, n: Array, tail: float) -> Array:
     with ``q = 1 - p``, and ``L = 0`` at x = 0 as Newcombe specifies. For x >= 1 the radicand
     is at least ``z^2 + 2 - 1/n > 0`` and ``L > 0``.
     """
-    z = _z(tail)
+    z = upper_normal_quantile(tail)
     safe = np.maximum(x, 1.0)  # keeps the radicand positive where L is set to 0 anyway
     p = safe / n
     radicand = z * z - 2.0 - 1.0 / n + 4.0 * p * (n * (1.0 - p) + 1.0)
@@ -153,7 +149,7 @@ def _agresti_coull_lower(x: IntArray, n: IntArray, tail: float) -> Array:
     ``p~ - z sqrt(p~ (1 - p~) / n~)`` with ``n~ = n + z^2`` and ``p~ = (x + z^2/2) / n~``,
     clipped at 0 (as statsmodels does); the clip makes it exactly 0 at x = 0.
     """
-    z = _z(tail)
+    z = upper_normal_quantile(tail)
     n_tilde = n + z * z
     p_tilde = (x + z * z / 2.0) / n_tilde
     return np.maximum(p_tilde - z * np.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde), 0.0)
@@ -265,7 +261,7 @@ def _bounds(method: str, x: IntArray, n: IntArray, tail: float) -> tuple[Array, 
     xf = x.astype(np.float64)
     nf = n.astype(np.float64)
     if method in _CENTRE_HALF:
-        centre, half = _CENTRE_HALF[method](xf, nf, _z(tail))
+        centre, half = _CENTRE_HALF[method](xf, nf, upper_normal_quantile(tail))
         low = np.maximum(np.subtract(centre, half, out=xf), 0.0, out=xf)
         high = np.minimum(np.add(centre, half, out=nf), 1.0, out=nf)
     else:
