@@ -15,11 +15,24 @@ from estimators.power import (
     theta_star,
 )
 from estimators.proportion import PROPORTION_METHODS, ProportionEstimate, proportion_ci
+from estimators.sampling import (
+    ALLOCATION_METHODS,
+    STRATIFIED_METHODS,
+    MembershipStrata,
+    PooledEstimate,
+    StratifiedEstimate,
+    UtilityEstimate,
+    allocate,
+    pooled_estimate,
+    srs_estimate,
+)
 
 __all__ = [
+    "ALLOCATION_METHODS",
     "F1_DESIGNS",
     "F1_METHODS",
     "PROPORTION_METHODS",
+    "STRATIFIED_METHODS",
     "BudgetYield",
     "CertificationPlan",
     "ConfusionMatrix",
@@ -27,14 +40,21 @@ __all__ = [
     "F1Estimate",
     "GainTable",
     "Interval",
+    "MembershipStrata",
+    "PooledEstimate",
     "ProportionEstimate",
+    "StratifiedEstimate",
+    "UtilityEstimate",
     "WeightedTotal",
+    "allocate",
     "certification_sample_size",
     "confusion_posterior",
     "f1_ci",
     "f1_estimate",
     "gain_table",
     "optimal_threshold",
+    "pooled_estimate",
     "proportion_ci",
+    "srs_estimate",
     "theta_star",
 ]

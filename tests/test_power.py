@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -62,12 +63,12 @@ def test_theta_star_increases_with_test_size_under_common_random_numbers():
     sizes = [50, 150, 500, 1500, 5000, 15000, 50000]
     for confusion in (EXAMPLE, (30, 10, 8, 952), (400, 60, 80, 460)):
         curve = [theta_star(confusion, s, draws=2000, rng=3) for s in sizes]
-        assert all(a < b for a, b in zip(curve, curve[1:], strict=False)), curve
+        assert all(a < b for a, b in itertools.pairwise(curve)), curve
 
 
 def test_theta_star_decreases_as_power_rises():
     values = [theta_star(EXAMPLE, 1000, power=p, rng=8) for p in (0.5, 0.8, 0.93, 0.99)]
-    assert all(a > b for a, b in zip(values, values[1:], strict=False)), values
+    assert all(a > b for a, b in itertools.pairwise(values)), values
 
 
 def test_theta_star_limit_is_the_posterior_quantile_of_population_f1():
@@ -100,7 +101,7 @@ def test_plan_is_reproducible_from_its_seed():
 def test_plan_size_is_monotone_in_target():
     sizes = [certification_sample_size(EXAMPLE, t, draws=2000, rng=9).test_size
              for t in (0.4, 0.5, 0.55, 0.6, 0.63, 0.65)]
-    assert all(a <= b for a, b in zip(sizes, sizes[1:], strict=False)), sizes
+    assert all(a <= b for a, b in itertools.pairwise(sizes)), sizes
 
 
 def test_plan_hits_its_own_definition():
