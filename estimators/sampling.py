@@ -103,6 +103,7 @@ from numpy.typing import NDArray
 from scipy import signal, special, stats
 
 from estimators import _validation as check
+from estimators._numeric import upper_normal_quantile
 from estimators.interval import Bound, Interval
 
 __all__ = [
@@ -197,11 +198,6 @@ def _certain_range(sample: _Sample) -> tuple[float, float]:
 # ------------------------------------------------------------------------------ intervals
 
 
-def _z(tail: float) -> float:
-    """Standard normal quantile leaving ``tail`` in the upper tail."""
-    return float(-special.ndtri(tail))
-
-
 def _hypergeometric_factor(sample: _Sample) -> Array:
     """``v_h = (N_h - n_h) / (n_h (N_h - 1))``, so that ``Var[a_h / n_h] = p_h (1 - p_h) v_h``.
 
@@ -221,7 +217,7 @@ def _wald(sample: _Sample, tail: float) -> tuple[float, float]:
     Lewis (1996), section 8: ``u +- 1.96 sqrt(Var[u])``, which eq. 25 and 27 turn into this
     interval for ``p``; ``Var`` is eq. 34. nan when the variance cannot be estimated.
     """
-    half = _z(tail) * math.sqrt(sample.variance)
+    half = upper_normal_quantile(tail) * math.sqrt(sample.variance)
     return sample.estimate - half, sample.estimate + half
 
 
@@ -252,7 +248,7 @@ def _mover_wilson(sample: _Sample, tail: float) -> tuple[float, float]:
     :func:`_wilson_strata` bounds. A stratum showing 0 (or all) positives still has
     ``u_h > 0`` (``l_h < 1``), so the interval does not degenerate (Lewis 1996, section 9.3).
     """
-    low_h, high_h = _wilson_strata(sample, _z(tail))
+    low_h, high_h = _wilson_strata(sample, upper_normal_quantile(tail))
     weights = sample.sizes / np.sum(sample.sizes)
     p = sample.positives / sample.sampled
     below = math.sqrt(float(np.sum((weights * (p - low_h)) ** 2)))

@@ -37,15 +37,24 @@ def unit_interval(text: str) -> float:
     return value
 
 
-def count(text: str) -> int:
-    """argparse type: a non-negative integer."""
+def _integer_at_least(text: str, minimum: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer; got {text}")
+        raise argparse.ArgumentTypeError(f"must be a {what} integer; got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be a {what} integer; got {text}")
     return value
+
+
+def count(text: str) -> int:
+    """argparse type: a non-negative integer."""
+    return _integer_at_least(text, 0, "non-negative")
+
+
+def positive_count(text: str) -> int:
+    """argparse type: a positive integer."""
+    return _integer_at_least(text, 1, "positive")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,22 +8,12 @@ import math
 from typing import Any
 
 from estimators import F1_METHODS, certification_sample_size, f1_ci, f1_estimate
-from studies.cli import count, unit_interval
+from studies.cli import count, positive_count, unit_interval
 
 
 def _add_counts(parser: argparse.ArgumentParser) -> None:
     for name in ("tp", "fp", "fn", "tn"):
         parser.add_argument(f"--{name}", type=count, required=True, help=f"{name} count")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer; got {text}")
-    return value
 
 
 def add_command(commands: Any) -> None:
@@ -34,7 +24,7 @@ def add_command(commands: Any) -> None:
     plan.add_argument("--target", type=unit_interval, required=True, help="target F1 theta")
     plan.add_argument("--confidence-level", type=unit_interval, default=0.95)
     plan.add_argument("--power", type=unit_interval, default=0.93)
-    plan.add_argument("--draws", type=_positive_int, default=1000)
+    plan.add_argument("--draws", type=positive_count, default=1000)
     plan.add_argument("--seed", type=count, default=None,
                       help="root seed (default: fresh entropy, reported in the output)")
     plan.add_argument("--relative-precision", type=float, default=None,
@@ -47,7 +37,7 @@ def add_command(commands: Any) -> None:
     f1.add_argument("--method", choices=F1_METHODS, action="append",
                     help="interval method (repeatable; default: all)")
     f1.add_argument("--confidence-level", type=unit_interval, default=0.95)
-    f1.add_argument("--draws", type=_positive_int, default=10_000)
+    f1.add_argument("--draws", type=positive_count, default=10_000)
     f1.add_argument("--seed", type=count, default=0, help="seed of the Monte Carlo methods")
     f1.add_argument("--json", action="store_true", help="print JSON instead of a table")
     f1.set_defaults(handler=_f1)
