@@ -59,11 +59,11 @@ def positive_count(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser: one subparser per command module."""
-    from studies import cmd_certify, cmd_demo, cmd_stratified
+    from studies import cmd_certify, cmd_demo, cmd_stratified, cmd_study
 
     parser = Parser(prog="evalcert", description="Certified estimates for classifier evaluation.")
     commands: Any = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for module in (cmd_demo, cmd_certify, cmd_stratified):
+    for module in (cmd_demo, cmd_certify, cmd_stratified, cmd_study):
         module.add_command(commands)
     return parser
 

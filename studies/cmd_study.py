@@ -1,0 +1,133 @@
+"""``evalcert study``: list, run and inspect simulation studies.
+
+``study run`` stores every finished cell in ``OUT/run.sqlite`` as it finishes and writes each
+study's performance table to ``OUT/<study>.csv`` and ``OUT/<study>.txt``. Ctrl-C stops the run
+keeping the finished cells (exit status 130); ``--resume`` continues it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from studies import engine
+from studies.cli import count, positive_count
+from studies.registry import STUDY_MODULES, get_study, study_names
+from studies.store import existing_store
+
+EXIT_INTERRUPTED = 130
+
+
+def add_command(commands: Any) -> None:
+    """Add the ``study`` subcommand with its ``list``, ``run`` and ``status`` actions."""
+    study = commands.add_parser("study", help="simulation studies: list, run, status")
+    actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
+    listing = actions.add_parser("list", help="registered studies and their grids")
+    listing.set_defaults(handler=_list)
+
+    runner = actions.add_parser("run", help="run studies, storing each finished cell")
+    runner.add_argument("names", nargs="+", metavar="NAME",
+                        help="registered study name, module:ATTRIBUTE, or 'all'")
+    runner.add_argument("--grid", default="quick", help="grid size: quick or full")
+    runner.add_argument("--seed", type=count, default=None,
+                        help="root seed (default: fresh entropy, recorded in the run)")
+    runner.add_argument("--workers", type=positive_count, default=None,
+                        help="local worker processes (default: number of cores)")
+    runner.add_argument("--scheduler", default=None, metavar="ADDR",
+                        help="Dask scheduler address tcp://HOST:PORT (needs the dask extra)")
+    runner.add_argument("--out", type=Path, default=None,
+                        help="run directory (default reports/runs/<UTC time>)")
+    runner.add_argument("--resume", action="store_true", help="continue the run in --out")
+    runner.add_argument("--method", action="append", default=[], metavar="MODULE:CALLABLE",
+                        help="add a user method (repeatable)")
+    runner.set_defaults(handler=_run)
+
+    status = actions.add_parser("status", help="progress and metadata of a run directory")
+    status.add_argument("directory", type=Path)
+    status.set_defaults(handler=_status)
+
+
+def _expand(names: list[str]) -> list[str]:
+    """``all`` stands for every registered study (the CI suites run them all)."""
+    expanded = [n for name in names for n in (study_names() if name == "all" else (name,))]
+    return list(dict.fromkeys(expanded))
+
+
+def _list(args: argparse.Namespace) -> int:
+    for name in study_names():
+        study = get_study(name)
+        doc = (importlib.import_module(STUDY_MODULES[name]).__doc__ or "").strip()
+        path = "exact" if study.enumerate_outcomes is not None else "monte-carlo"
+        grids = ", ".join(f"{g}: {len(study.grids[g].cells())} cells" for g in study.grids)
+        print(f"{name} (v{study.version}, {path}): {doc.splitlines()[0] if doc else ''}")
+        print(f"    grids: {grids}; methods: {', '.join(study.methods)}")
+    return 0
+
+
+class Progress:
+    """Cells done / total with an ETA: one updating line on a terminal, plain lines otherwise.
+
+    Plain mode prints at every tenth of the run (CI logs stay short).
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.start = time.monotonic()
+        self.last_tenth = -1
+
+    def __call__(self, done: int, total: int) -> None:
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / done * (total - done) if done else math.nan
+        text = f"{done}/{total} cells, {elapsed:.1f} s elapsed, ETA {eta:.1f} s"
+        if self.tty:
+            self.stream.write(f"\r{text}\033[K" + ("\n" if done == total else ""))
+        elif (tenth := 10 * done // total) > self.last_tenth:
+            self.last_tenth = tenth
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def _run(args: argparse.Namespace) -> int:
+    out = args.out
+    if out is None:
+        out = Path("reports") / "runs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    try:
+        results = engine.run(
+            _expand(args.names), grid=args.grid, rng=args.seed, workers=args.workers,
+            scheduler=args.scheduler, out=out, resume=args.resume, methods=args.method,
+            on_cell=Progress(sys.stderr))
+    except KeyboardInterrupt:
+        print(f"\nevalcert: interrupted; finished cells are kept in {out}; continue with "
+              f"--resume --out {out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    for name, result in results.items():
+        print(f"{name}: {len(result.cells)} cells -> {out / (name + '.csv')}")
+        for method, (params, message) in result.first_errors().items():
+            print(f"  method {method} failed (first failing cell {dict(params)}): {message}")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    store = existing_store(args.directory)
+    try:
+        meta = store.metadata()
+        cells = store.cells()
+    finally:
+        store.close()
+    identity = meta["identity"]
+    print(f"run {args.directory}: {meta.get('status', 'running or killed')}, "
+          f"seed {meta['seed']}, grid {identity['grid']}")
+    print(f"started {meta.get('started')}, ended {meta.get('ended', '-')}, "
+          f"git {meta.get('git_commit') or '-'}")
+    for name, version in identity["studies"].items():
+        total = math.prod(len(v) for v in meta["grids"][name]["parameters"].values())
+        done = sum(1 for c in cells if c["study"] == name)
+        print(f"  {name} v{version}: {done}/{total} cells")
+    return 0

@@ -1,0 +1,160 @@
+"""How a simulation study is declared: its ADEMP (Morris, White & Crowther 2019).
+
+A study is one module in ``studies/`` that builds a `Study`:
+
+* **Aims**: the module docstring.
+* **Data-generating mechanisms**: a `Grid` per size (``"quick"``, ``"full"``): the parameter
+  values whose Cartesian product are the cells, and the number of replicates per cell.
+* **Estimands**: ``truth(params)``, the true value in a cell.
+* **Methods**: named callables ``method(data, params) -> Estimates``, vectorized over the
+  replicates in ``data``; ``wrap_method`` turns a user's callable of the study's declared
+  signature into one (bring your own method).
+* **Performance measures**: names from `studies.performance.MEASURES`.
+
+Data come from ``generate(params, n_replicates, *, rng)`` (Monte Carlo path) or, when the
+outcome space can be enumerated, from ``enumerate_outcomes(params)`` (exact path); both return a
+`Sample`. Every method sees the same sample (common random numbers across methods).
+
+References
+----------
+Morris, T. P., White, I. R. & Crowther, M. J. (2019). Using simulation studies to evaluate
+statistical methods. *Statistics in Medicine* 38, 2074-2102. R's SimDesign (Chalmers & Adkins
+2020, *The Quantitative Methods for Psychology* 16(4), 248-280) organises studies the same way
+(design grid; generate, analyse, summarise functions).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from studies.performance import MEASURES, Estimates
+
+__all__ = ["Grid", "Method", "Params", "Sample", "Study"]
+
+Params = Mapping[str, Any]
+Method = Callable[[Any, Params], Estimates]
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Data-generating mechanisms: a product of parameter values, and replicates per cell.
+
+    Attributes
+    ----------
+    parameters : Mapping[str, Sequence]
+        Values of each parameter; cells are their Cartesian product in the given order.
+    n_replicates : int
+        Monte Carlo replicates per cell (ignored on the exact path).
+
+    Examples
+    --------
+    >>> Grid({"n": [10, 20], "p": [0.5]}, n_replicates=100).cells()
+    [{'n': 10, 'p': 0.5}, {'n': 20, 'p': 0.5}]
+    """
+
+    parameters: Mapping[str, Sequence[Any]]
+    n_replicates: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.n_replicates, int) or self.n_replicates < 2:
+            raise ValueError(
+                f"`n_replicates` must be an integer >= 2; got {self.n_replicates!r}.")
+
+    def cells(self) -> list[dict[str, Any]]:
+        """Every cell's parameters, in grid order."""
+        names = list(self.parameters)
+        return [dict(zip(names, values, strict=True))
+                for values in itertools.product(*self.parameters.values())]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for the run store."""
+        return {"parameters": {k: list(v) for k, v in self.parameters.items()},
+                "n_replicates": self.n_replicates}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Data of one cell, as rows the methods analyse all at once.
+
+    Attributes
+    ----------
+    data : Any
+        What the methods receive (an array whose first axis is the rows, or a tuple of them).
+    size : int
+        Number of rows.
+    frequency : numpy.ndarray or None
+        Monte Carlo path with tallied outcomes: replicates per row (None: one each).
+    probability : numpy.ndarray or None
+        Exact path: the probability of each enumerated outcome.
+    """
+
+    data: Any
+    size: int
+    frequency: NDArray[np.int64] | None = None
+    probability: NDArray[np.float64] | None = None
+
+    @property
+    def exact(self) -> bool:
+        """Whether this is an enumeration of the outcome space (MCSE = 0)."""
+        return self.probability is not None
+
+
+@dataclass(frozen=True)
+class Study:
+    """A simulation study's ADEMP; see the module docstring.
+
+    Attributes
+    ----------
+    name, version : str
+        Registry name; version recorded in every run (bump it when results would change).
+    grids : Mapping[str, Grid]
+        At least ``"quick"`` and ``"full"``.
+    truth : callable
+        ``truth(params) -> float``, the estimand.
+    generate : callable
+        ``generate(params, n_replicates, *, rng) -> Sample``, vectorized over replicates.
+    methods : Mapping[str, Method]
+        Built-in methods by name.
+    measures : tuple of str
+        Performance measures reported.
+    enumerate_outcomes : callable or None
+        ``enumerate_outcomes(params) -> Sample`` with probabilities (exact path).
+    wrap_method : callable or None
+        Adapts a user callable of the study's declared signature into a `Method`.
+    parameter_space : tuple of float
+        Bounds any interval must stay within.
+    """
+
+    name: str
+    version: str
+    grids: Mapping[str, Grid]
+    truth: Callable[[Params], float]
+    generate: Callable[..., Sample]
+    methods: Mapping[str, Method]
+    measures: tuple[str, ...] = MEASURES
+    enumerate_outcomes: Callable[[Params], Sample] | None = None
+    wrap_method: Callable[[Callable[..., Any]], Method] | None = None
+    parameter_space: tuple[float, float] = field(default=(-math.inf, math.inf))
+
+    def __post_init__(self) -> None:
+        missing = {"quick", "full"} - set(self.grids)
+        if missing:
+            raise ValueError(f"`grids` must include 'quick' and 'full'; missing {sorted(missing)}.")
+        unknown = set(self.measures) - set(MEASURES)
+        if unknown:
+            raise ValueError(f"`measures` must be among {MEASURES}; got {sorted(unknown)}.")
+
+    def grid(self, name: str) -> Grid:
+        """The grid called ``name``, with a one-line error listing the valid ones."""
+        if name not in self.grids:
+            raise ValueError(
+                f"`grid` must be one of {sorted(self.grids)} for study {self.name!r}; "
+                f"got {name!r}.")
+        return self.grids[name]

@@ -1,0 +1,506 @@
+"""Running studies: one cell at a time, in process, in local processes or on a Dask cluster.
+
+A cell runs as a pure function of a picklable `CellTask` (`run_cell`): generate (or enumerate)
+the data from the cell's own random stream, apply every method, keep the estimates, then
+summarise them into performance measures. Because each cell's stream derives from the root seed
+and the cell's parameters (`studies.seeding`), results do not depend on the backend, the number
+of workers or the order cells finish in. `run` coordinates: it skips cells already in the run
+store (``resume``), commits each finished cell as it arrives and writes the summary tables.
+
+References
+----------
+Morris, White & Crowther (2019), *Statistics in Medicine* 38, 2074-2102 (store the estimates,
+then summarise them; report Monte Carlo SEs). R's SimDesign (Chalmers & Adkins 2020) separates
+generate / analyse / summarise in the same way.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import io
+import json
+import math
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from studies import seeding
+from studies.design import Grid, Method, Sample, Study
+from studies.performance import Estimates, Performance, performance
+from studies.registry import get_study, load_object
+from studies.store import RunStore, open_store
+
+__all__ = [
+    "PATHS",
+    "CellResult",
+    "CellTask",
+    "StudyResult",
+    "connect_dask",
+    "results_from_store",
+    "run",
+    "run_cell",
+    "summarise_cell",
+    "write_tables",
+]
+
+PATHS: tuple[str, ...] = ("auto", "exact", "monte-carlo")
+CONNECT_TIMEOUT = "3s"
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """Everything needed to run one cell anywhere (picklable).
+
+    ``study`` is pickled by reference to its module, ``methods`` are user import paths.
+    """
+
+    study: Study
+    params: Mapping[str, Any]
+    position: int
+    n_replicates: int
+    root: int
+    path: str
+    methods: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """One finished cell: performance per method, the errors of methods that failed."""
+
+    study: str
+    key: str
+    position: int
+    params: Mapping[str, Any]
+    path: str
+    performance: Mapping[str, Performance]
+    errors: Mapping[str, str]
+    estimates: bytes = field(repr=False)
+    seconds: float = 0.0
+
+    def to_row(self) -> dict[str, Any]:
+        """The run-store row."""
+        return {
+            "study": self.study, "key": self.key, "position": self.position,
+            "params": json.dumps(dict(self.params)), "path": self.path,
+            "performance": json.dumps({m: p.to_dict() for m, p in self.performance.items()}),
+            "errors": json.dumps(dict(self.errors)), "estimates": self.estimates,
+            "seconds": self.seconds, "finished": _now(),
+        }
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> CellResult:
+        """Inverse of `to_row` (estimates only when the row has them)."""
+        return cls(
+            study=row["study"], key=row["key"], position=row["position"],
+            params=json.loads(row["params"]), path=row["path"],
+            performance={m: Performance.from_dict(p)
+                         for m, p in json.loads(row["performance"]).items()},
+            errors=json.loads(row["errors"]), estimates=row.get("estimates", b""),
+            seconds=row["seconds"])
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """The finished cells of one study, in grid order (what the assertions take)."""
+
+    study: str
+    cells: tuple[CellResult, ...]
+
+    def rows(self, measure: str, *, method: str | None = None) -> list[dict[str, Any]]:
+        """One row per (cell, method) reporting ``measure``: params, method, value, mcse, R."""
+        return [
+            {"params": dict(cell.params), "method": name, "value": perf[measure].value,
+             "mcse": perf[measure].mcse, "n_replicates": perf.n_replicates}
+            for cell in self.cells for name, perf in cell.performance.items()
+            if (method is None or name == method) and measure in perf.measures
+        ]
+
+    def first_errors(self) -> dict[str, tuple[Mapping[str, Any], str]]:
+        """Per failing method: the first cell (grid order) where it failed, and the error."""
+        found: dict[str, tuple[Mapping[str, Any], str]] = {}
+        for cell in self.cells:
+            for name, message in cell.errors.items():
+                found.setdefault(name, (cell.params, message))
+        return found
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _resolve_methods(study: Study, paths: Sequence[str]) -> dict[str, Method]:
+    methods = dict(study.methods)
+    for path in paths:
+        if study.wrap_method is None:
+            raise ValueError(f"study {study.name!r} does not accept user methods; got {path!r}.")
+        fn = load_object(path, "method")
+        if not callable(fn):
+            raise ValueError(f"`method` {path!r} must be callable; got {type(fn).__name__}.")
+        methods[path] = study.wrap_method(fn)
+    return methods
+
+
+def _check_estimates(est: Any, size: int, space: tuple[float, float]) -> Estimates:
+    """The method's output, or ValueError saying what is wrong with it."""
+    if not isinstance(est, Estimates):
+        raise TypeError(f"returned {type(est).__name__}, expected Estimates")
+    for name, value in est.arrays().items():
+        if np.shape(value) != (size,):
+            raise ValueError(f"returned `{name}` of shape {np.shape(value)}, expected ({size},)")
+    if est.low is not None and est.high is not None:
+        lo, hi = space
+        bad = ~((lo <= est.low) & (est.low <= est.high) & (est.high <= hi))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(
+                f"returned bounds outside [{lo:g}, {hi:g}] or reversed: low={est.low[i]!r}, "
+                f"high={est.high[i]!r} at row {i}")
+    return est
+
+
+def _sample(task: CellTask) -> Sample:
+    if task.path == "exact":
+        assert task.study.enumerate_outcomes is not None  # checked when the run is planned
+        return task.study.enumerate_outcomes(task.params)
+    stream = seeding.cell_seed(task.root, task.study.name, task.params)
+    return task.study.generate(task.params, task.n_replicates, rng=np.random.default_rng(stream))
+
+
+def _pack(sample: Sample, estimates: Mapping[str, Estimates]) -> bytes:
+    arrays: dict[str, Any] = {f"{m}/{k}": v for m, e in estimates.items()
+                              for k, v in e.arrays().items()}
+    for name in ("frequency", "probability"):
+        if (weights := getattr(sample, name)) is not None:
+            arrays[name] = weights
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def summarise_cell(estimates: bytes, true_value: float, *, measures: Iterable[str]
+                   ) -> dict[str, Performance]:
+    """Performance per method from a cell's stored estimates (as `run_cell` packs them)."""
+    with np.load(io.BytesIO(estimates)) as data:
+        arrays = {k: data[k] for k in data.files}
+    weights = {k: arrays.pop(k, None) for k in ("frequency", "probability")}
+    by_method: dict[str, dict[str, Any]] = {}
+    for name, value in arrays.items():
+        method, _, kind = name.rpartition("/")
+        by_method.setdefault(method, {})[kind] = value
+    wanted = tuple(measures)
+    return {m: performance(Estimates(**fields), true_value, measures=wanted, **weights)
+            for m, fields in by_method.items()}
+
+
+def run_cell(task: CellTask) -> CellResult:
+    """Run one cell: data, every method's estimates (kept), then their performance.
+
+    A method that raises or returns malformed output is recorded in ``errors`` and skipped;
+    the other methods still run.
+    """
+    start = time.perf_counter()
+    sample = _sample(task)
+    true_value = task.study.truth(task.params)
+    estimates: dict[str, Estimates] = {}
+    errors: dict[str, str] = {}
+    for name, method in _resolve_methods(task.study, task.methods).items():
+        try:
+            estimates[name] = _check_estimates(
+                method(sample.data, task.params), sample.size, task.study.parameter_space)
+        except Exception as error:  # a user's method may fail in any way; report, go on
+            errors[name] = f"{type(error).__name__}: {error}"
+    packed = _pack(sample, estimates)
+    perf = summarise_cell(packed, true_value, measures=task.study.measures)
+    return CellResult(
+        study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
+        position=task.position, params=dict(task.params), path=task.path,
+        performance={m: perf[m] for m in estimates}, errors=errors, estimates=packed,
+        seconds=time.perf_counter() - start)
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is the coordinator's to handle; workers must not die mid-cell with a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _local(tasks: Sequence[CellTask], workers: int) -> Iterator[CellResult]:
+    # forkserver, not fork: the coordinator may hold threads (a Dask client, a test runner's)
+    # and forking a threaded process can deadlock. Preloading makes each worker start warm.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["studies.engine", "scipy.stats"])
+    pool = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
+    try:
+        futures = [pool.submit(run_cell, task) for task in tasks]
+        for future in cf.as_completed(futures):
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def connect_dask(address: str) -> Any:
+    """A Dask ``Client`` for ``address``, or ValueError within `CONNECT_TIMEOUT`."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError(
+            "`scheduler` needs Dask; install the dask extra: pip install 'evalcert[dask]'."
+        ) from None
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as error:
+        raise ValueError(
+            f"`scheduler` {address!r} is unreachable ({type(error).__name__}: {error})."
+        ) from None
+
+
+def _dask(tasks: Sequence[CellTask], client: Any) -> Iterator[CellResult]:
+    from distributed import as_completed
+
+    futures = client.map(run_cell, list(tasks), pure=False)
+    try:
+        # loop given: as_completed otherwise looks for a default client, and ours is not one
+        for future in as_completed(futures, loop=client.loop):
+            yield future.result()
+    finally:
+        client.cancel(futures)
+
+
+def _execute(tasks: Sequence[CellTask], workers: int, client: Any) -> Iterator[CellResult]:
+    if client is not None:
+        return _dask(tasks, client)
+    if workers <= 1 or len(tasks) <= 1:
+        return (run_cell(task) for task in tasks)
+    return _local(tasks, workers)
+
+
+def _plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ...]
+          ) -> list[CellTask]:
+    chosen = path
+    if path == "auto":
+        chosen = "exact" if study.enumerate_outcomes is not None else "monte-carlo"
+    elif path == "exact" and study.enumerate_outcomes is None:
+        raise ValueError(f"`path` 'exact' needs an enumerable study; {study.name!r} is not.")
+    _resolve_methods(study, methods)  # fail early, in the caller, on a bad import path
+    return [CellTask(study, params, i, grid.n_replicates, root, chosen, methods)
+            for i, params in enumerate(grid.cells())]
+
+
+def _package_versions() -> dict[str, str]:
+    from importlib import metadata
+
+    found = {}
+    for name in ("evalcert", "numpy", "scipy", "dask", "distributed"):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def _git_commit() -> str | None:
+    """The commit checked out in the source tree, read from ``.git`` (no git process)."""
+    for parent in Path(__file__).resolve().parents:
+        head = parent / ".git" / "HEAD"
+        if head.is_file():
+            ref = head.read_text().strip()
+            if not ref.startswith("ref: "):
+                return ref
+            target = parent / ".git" / ref[5:]
+            return target.read_text().strip() if target.is_file() else None
+    return None
+
+
+def _grid_of(study: Study, grid: str | Grid) -> Grid:
+    return grid if isinstance(grid, Grid) else study.grid(grid)
+
+
+def run(
+    studies: Sequence[str | Study],
+    *,
+    grid: str | Grid = "quick",
+    rng: Any = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    methods: Sequence[str] = (),
+    path: str = "auto",
+    on_cell: Callable[[int, int], None] | None = None,
+) -> dict[str, StudyResult]:
+    """Run studies cell by cell, storing each finished cell; return every study's results.
+
+    Parameters
+    ----------
+    studies : sequence of str or Study
+        Registered names, import paths ``module:ATTRIBUTE`` or `Study` objects.
+    grid : str or Grid
+        Grid name (``"quick"``, ``"full"``) or an explicit `Grid` (used for every study).
+    rng : int or None
+        Root seed (a non-negative integer); None draws fresh entropy, recorded in the store.
+    workers : int, optional
+        Local worker processes; default the number of cores. 1 runs in process.
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://HOST:PORT``); overrides ``workers``.
+    out : path, optional
+        Run directory for the SQLite run store and summary tables; None keeps results in memory.
+    resume : bool
+        Continue the run in ``out``, skipping finished cells (the root seed is taken from it).
+    methods : sequence of str
+        User methods as import paths ``module:callable``, added to every study's methods.
+    path : {"auto", "exact", "monte-carlo"}
+        ``"auto"``: exact where the study can enumerate its outcomes.
+    on_cell : callable, optional
+        Called as ``on_cell(done, total)`` after each cell (progress display).
+
+    Returns
+    -------
+    dict of str to StudyResult
+        Every finished cell (including those from before a resume).
+
+    Raises
+    ------
+    ValueError
+        On an unknown study or grid, a bad seed, worker count, path or method import path, an
+        unreachable scheduler, or a run directory that cannot be used (see `open_store`).
+
+    References
+    ----------
+    Morris, White & Crowther (2019), Statistics in Medicine 38:2074-2102.
+    """
+    if path not in PATHS:
+        raise ValueError(f"`path` must be one of {PATHS}; got {path!r}.")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
+    resolved = [s if isinstance(s, Study) else get_study(s) for s in studies]
+    grids = {s.name: _grid_of(s, grid) for s in resolved}
+    identity = {
+        "studies": {s.name: s.version for s in resolved},
+        "grid": grid if isinstance(grid, str) else grid.to_dict(),
+        "methods": list(methods),
+        "path": path,
+    }
+    # connect first: an unreachable scheduler must not leave a half-made run directory
+    client = connect_dask(scheduler) if scheduler is not None else None
+    store: RunStore | None = None
+    if out is not None:
+        grid_meta = {name: g.to_dict() for name, g in grids.items()}
+        store = _open(Path(out), identity, rng, resume, grid_meta)
+        root = int(store.metadata()["seed"])
+    else:
+        root = seeding.root_entropy(rng)
+    tasks = [t for s in resolved
+             for t in _plan(s, grids[s.name], root, path, tuple(methods))]
+    done_keys = store.finished_keys() if store is not None else set()
+    pending = [t for t in tasks
+               if (t.study.name, seeding.cell_key(t.study.name, t.params)) not in done_keys]
+    collected: list[CellResult] = []
+    status = "interrupted"
+    try:
+        done = len(tasks) - len(pending)
+        for result in _execute(pending, workers or os.cpu_count() or 1, client):
+            if store is not None:
+                store.put_cell(result.to_row())
+            collected.append(result)
+            done += 1
+            if on_cell is not None:
+                on_cell(done, len(tasks))
+        status = "complete"
+    finally:
+        if client is not None:
+            client.close()
+        if store is not None:
+            store.set_metadata(ended=_now(), status=status)
+            collected = [CellResult.from_row(r) for r in store.cells()]
+            write_tables(_group(collected, resolved), store.directory)
+            store.close()
+    return _group(collected, resolved)
+
+
+def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,
+          grids: Mapping[str, Any]) -> RunStore:
+    if resume and rng is None:
+        store = open_store(directory, identity, resume=True)
+    else:
+        root = seeding.root_entropy(rng)
+        store = open_store(directory, identity, resume=resume)
+        stored = store.metadata().get("seed")
+        if stored is not None and int(stored) != root:
+            store.close()
+            raise ValueError(f"`seed` must match the run being resumed ({stored}); got {root}.")
+    meta = store.metadata()
+    if "seed" not in meta:
+        store.set_metadata(
+            seed=str(seeding.root_entropy(rng)), started=_now(), packages=_package_versions(),
+            git_commit=_git_commit(), grids=dict(grids))
+    return store
+
+
+def _group(cells: Iterable[CellResult], studies: Sequence[Study]) -> dict[str, StudyResult]:
+    by_study: dict[str, list[CellResult]] = {s.name: [] for s in studies}
+    for cell in cells:
+        by_study.setdefault(cell.study, []).append(cell)
+    return {name: StudyResult(name, tuple(sorted(found, key=lambda c: c.position)))
+            for name, found in by_study.items()}
+
+
+def results_from_store(directory: str | os.PathLike[str]) -> dict[str, StudyResult]:
+    """Every study's finished cells from a run directory (read-only)."""
+    from studies.store import existing_store
+
+    store = existing_store(Path(directory))
+    try:
+        cells = [CellResult.from_row(r) for r in store.cells()]
+        names = list(store.metadata()["identity"]["studies"])
+    finally:
+        store.close()
+    by_study: dict[str, list[CellResult]] = {n: [] for n in names}
+    for cell in cells:
+        by_study[cell.study].append(cell)
+    return {n: StudyResult(n, tuple(c)) for n, c in by_study.items()}
+
+
+def _format(value: float) -> str:
+    return "nan" if math.isnan(value) else f"{value:.6g}"
+
+
+def write_tables(results: Mapping[str, StudyResult], directory: Path) -> None:
+    """Write ``<study>.csv`` (one row per cell and method) and ``<study>.txt`` per study."""
+    import csv
+
+    for name, result in results.items():
+        measures = list(dict.fromkeys(
+            m for c in result.cells for p in c.performance.values() for m in p.measures))
+        params = list(result.cells[0].params) if result.cells else []
+        header = [*params, "method", "path", "n_replicates"]
+        header += [x for m in measures for x in (m, f"{m}_mcse")]
+        rows = []
+        for cell in result.cells:
+            for method, perf in cell.performance.items():
+                row = [*(cell.params[p] for p in params), method, cell.path,
+                       perf.n_replicates if perf.n_replicates is not None else ""]
+                for m in measures:
+                    found = perf.measures.get(m)
+                    row += [_format(found.value), _format(found.mcse)] if found else ["", ""]
+                rows.append(row)
+        with open(directory / f"{name}.csv", "w", newline="") as handle:
+            csv.writer(handle).writerows([header, *rows])
+        _write_text(directory / f"{name}.txt", name, result, header, rows)
+
+
+def _write_text(target: Path, name: str, result: StudyResult, header: list[str],
+                rows: list[list[Any]]) -> None:
+    table = [header, *[[str(v) for v in r] for r in rows]]
+    widths = [max(len(str(r[i])) for r in table) for i in range(len(header))]
+    lines = [f"study {name}: {len(result.cells)} cells finished", ""]
+    lines += ["  ".join(str(v).rjust(w) for v, w in zip(r, widths, strict=True)) for r in table]
+    for method, (params, message) in result.first_errors().items():
+        lines.append(f"method {method} FAILED (first failing cell {dict(params)}): {message}")
+    target.write_text("\n".join(lines) + "\n")

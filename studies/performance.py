@@ -1,0 +1,308 @@
+"""Performance measures of a simulation study, each with its Monte Carlo standard error.
+
+The measures and their Monte Carlo standard errors (MCSE) are those of Morris, White & Crowther
+(2019), Table 6, with ``R`` replicates, estimates ``t_i`` of the true value ``theta``, their mean
+``t_bar`` and variance ``S^2 = sum (t_i - t_bar)^2 / (R - 1)``:
+
+====================  =================================  =========================================
+measure               estimate                           MCSE
+====================  =================================  =========================================
+``bias``              ``t_bar - theta``                  ``sqrt(S^2 / R)``
+``relative_bias``     ``(t_bar - theta) / theta``        ``sqrt(S^2 / R) / |theta|``
+``empirical_se``      ``S``                              ``S / sqrt(2 (R - 1))``
+``mse``               ``mean (t_i - theta)^2``           ``sqrt(sum (e_i - mse)^2 / (R (R - 1)))``
+``model_se``          ``sqrt(mean se_i^2)``              ``sqrt(var(se^2) / (4 R model_se^2))``
+``model_se_error``    ``model_se / S - 1``               ``(model_se / S) sqrt(var(se^2) /
+                                                         (4 R model_se^4) + 1 / (2 (R - 1)))``
+``coverage``          ``mean 1(low <= theta <= high)``   ``sqrt(c (1 - c) / R)``
+``be_coverage``       ``mean 1(low <= t_bar <= high)``   ``sqrt(c (1 - c) / R)``
+``width``             ``mean (high - low)``              ``sqrt(var(width) / R)``
+``rejection``         ``mean 1(reject)``                 ``sqrt(r (1 - r) / R)``
+====================  =================================  =========================================
+
+``e_i = (t_i - theta)^2``. ``model_se_error`` is a proportion (Morris et al. report it in percent).
+
+Two paths share these formulas. The **Monte Carlo path** weights every replicate equally (or by
+its frequency, when identical outcomes are tallied). The **exact path** enumerates the outcome
+space and weights each outcome by its probability: the measures are then the estimator's true
+operating characteristics, ``S`` is its true standard deviation and every MCSE is 0.
+
+References
+----------
+.. [MWC2019] Morris, T. P., White, I. R. & Crowther, M. J. (2019). Using simulation studies to
+   evaluate statistical methods. *Statistics in Medicine* 38, 2074-2102. Table 6.
+.. [G2018] Gasparini, A. (2018). rsimsum: Summarise results from Monte Carlo simulation
+   studies. *Journal of Open Source Software* 3(26), 739 (the R package users know).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["MEASURES", "Estimates", "Measure", "Performance", "performance"]
+
+Array = NDArray[np.float64]
+
+MEASURES: tuple[str, ...] = (
+    "bias", "relative_bias", "empirical_se", "mse", "model_se", "model_se_error",
+    "coverage", "be_coverage", "width", "rejection",
+)
+# Which fields of `Estimates` each measure needs.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "bias": ("estimate",),
+    "relative_bias": ("estimate",),
+    "empirical_se": ("estimate",),
+    "mse": ("estimate",),
+    "model_se": ("se",),
+    "model_se_error": ("estimate", "se"),
+    "coverage": ("low", "high"),
+    "be_coverage": ("estimate", "low", "high"),
+    "width": ("low", "high"),
+    "rejection": ("reject",),
+}
+FIELDS: tuple[str, ...] = ("estimate", "se", "low", "high", "reject")
+
+
+@dataclass(frozen=True)
+class Estimates:
+    """What one method returned for every replicate (or every enumerated outcome) of a cell.
+
+    Any field may be None when the method does not produce it; measures that need a missing
+    field are skipped.
+
+    Attributes
+    ----------
+    estimate : numpy.ndarray or None
+        Point estimates ``t_i``.
+    se : numpy.ndarray or None
+        Model-based standard errors.
+    low, high : numpy.ndarray or None
+        Interval bounds.
+    reject : numpy.ndarray of bool or None
+        Whether the method's test rejected its null hypothesis.
+    """
+
+    estimate: Array | None = None
+    se: Array | None = None
+    low: Array | None = None
+    high: Array | None = None
+    reject: NDArray[np.bool_] | None = None
+
+    def arrays(self) -> dict[str, NDArray[Any]]:
+        """The fields that are present, by name."""
+        return {name: value for name in FIELDS if (value := getattr(self, name)) is not None}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One performance measure and its Monte Carlo standard error (0 on the exact path)."""
+
+    value: float
+    mcse: float
+
+
+@dataclass(frozen=True)
+class Performance:
+    """The performance measures of one method in one cell.
+
+    Attributes
+    ----------
+    measures : Mapping[str, Measure]
+        By measure name, in the order of `MEASURES`.
+    n_replicates : int or None
+        ``R``; None on the exact path.
+    """
+
+    measures: Mapping[str, Measure]
+    n_replicates: int | None
+
+    def __getitem__(self, name: str) -> Measure:
+        return self.measures[name]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-ready; nan stays nan)."""
+        return {
+            "n_replicates": self.n_replicates,
+            "measures": {k: [m.value, m.mcse] for k, m in self.measures.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Performance:
+        """Inverse of `to_dict`."""
+        measures = {k: Measure(float(v), float(m)) for k, (v, m) in data["measures"].items()}
+        return cls(measures=measures, n_replicates=data["n_replicates"])
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """Normalised weights and the replicate count ``R`` (None on the exact path)."""
+
+    w: Array
+    n: int | None
+
+    def mean(self, x: NDArray[Any]) -> float:
+        return float(np.dot(self.w, x))
+
+    def var(self, x: NDArray[Any]) -> float:
+        """``S^2``: unbiased (R - 1 divisor) on the MC path, the true variance when exact."""
+        centred = x - self.mean(x)
+        moment = float(np.dot(self.w, centred * centred))
+        return moment if self.n is None else moment * self.n / (self.n - 1)
+
+    def se_of_mean(self, x: NDArray[Any]) -> float:
+        return 0.0 if self.n is None else math.sqrt(self.var(x) / self.n)
+
+    def se_of_proportion(self, share: float) -> float:
+        return 0.0 if self.n is None else math.sqrt(share * (1.0 - share) / self.n)
+
+
+def _weights(size: int, frequency: Any, probability: Any) -> _Weights:
+    if frequency is not None and probability is not None:
+        raise ValueError("`frequency` and `probability` must not both be given; got both.")
+    if probability is not None:
+        p = np.asarray(probability, dtype=np.float64)
+        if p.shape != (size,) or (p < 0).any() or not math.isclose(p.sum(), 1.0, abs_tol=1e-9):
+            raise ValueError(
+                f"`probability` must be {size} non-negative numbers summing to 1; "
+                f"got shape {p.shape}, sum {p.sum()!r}.")
+        return _Weights(p / p.sum(), None)
+    f = np.ones(size) if frequency is None else np.asarray(frequency, dtype=np.float64)
+    if f.shape != (size,) or (f < 0).any() or (f != np.floor(f)).any():
+        raise ValueError(f"`frequency` must be {size} non-negative integer counts; got {f!r}.")
+    total = int(f.sum())
+    if total < 2:
+        raise ValueError(f"the number of replicates must be at least 2; got {total}.")
+    return _Weights(f / total, total)
+
+
+def _estimate_measures(t: Array, theta: float, wt: _Weights) -> dict[str, Measure]:
+    t_bar = wt.mean(t)
+    s2 = wt.var(t)
+    bias_se = wt.se_of_mean(t)
+    err2 = (t - theta) ** 2
+    mse = wt.mean(err2)
+    rel = (t_bar - theta) / theta if theta != 0 else math.nan
+    rel_se = bias_se / abs(theta) if theta != 0 else math.nan
+    return {
+        "bias": Measure(t_bar - theta, bias_se),
+        "relative_bias": Measure(rel, rel_se),
+        "empirical_se": Measure(
+            math.sqrt(s2), 0.0 if wt.n is None else math.sqrt(s2 / (2.0 * (wt.n - 1)))),
+        "mse": Measure(mse, wt.se_of_mean(err2)),
+    }
+
+
+def _model_se_measures(est: Estimates, wt: _Weights) -> dict[str, Measure]:
+    assert est.se is not None  # guaranteed by _NEEDS
+    v = est.se * est.se
+    model_se = math.sqrt(wt.mean(v))
+    var_v = wt.var(v)
+    usable = wt.n is not None and model_se > 0
+    spread = math.sqrt(var_v / (4 * wt.n)) / model_se if usable else 0.0
+    out = {"model_se": Measure(model_se, spread)}
+    if est.estimate is not None:
+        emp = math.sqrt(wt.var(est.estimate))
+        ratio = model_se / emp if emp > 0 else math.nan
+        mcse = 0.0
+        if wt.n is not None:
+            # delta method on the ratio of two roughly independent MC estimates [MWC2019]
+            mcse = ratio * math.sqrt(spread**2 / model_se**2 + 1.0 / (2 * (wt.n - 1))) \
+                if usable else math.nan
+        out["model_se_error"] = Measure(ratio - 1.0, mcse)
+    return out
+
+
+def _interval_measures(est: Estimates, theta: float, wt: _Weights) -> dict[str, Measure]:
+    assert est.low is not None and est.high is not None  # guaranteed by _NEEDS
+    cover = wt.mean((est.low <= theta) & (theta <= est.high))
+    width = est.high - est.low
+    out = {
+        "coverage": Measure(cover, wt.se_of_proportion(cover)),
+        "width": Measure(wt.mean(width), wt.se_of_mean(width)),
+    }
+    if est.estimate is not None:
+        t_bar = wt.mean(est.estimate)
+        be = wt.mean((est.low <= t_bar) & (t_bar <= est.high))
+        out["be_coverage"] = Measure(be, wt.se_of_proportion(be))
+    return out
+
+
+def performance(
+    estimates: Estimates,
+    true_value: float,
+    *,
+    frequency: Any = None,
+    probability: Any = None,
+    measures: Iterable[str] = MEASURES,
+) -> Performance:
+    """Performance measures of one method in one cell, with their MCSE ([MWC2019] Table 6).
+
+    Parameters
+    ----------
+    estimates : Estimates
+        The method's output for every replicate (Monte Carlo path) or every enumerated outcome
+        (exact path); all present fields have the same length ``k``.
+    true_value : float
+        The estimand ``theta`` in this cell.
+    frequency : array_like of int, optional
+        How many replicates each row stands for (identical outcomes tallied once); default 1
+        each. ``R = sum(frequency)``.
+    probability : array_like of float, optional
+        Exact path: the probability of each enumerated outcome (summing to 1). Every MCSE is
+        then 0 and ``n_replicates`` is None.
+    measures : iterable of str
+        Which measures to compute (those whose inputs are missing are skipped).
+
+    Returns
+    -------
+    Performance
+
+    Raises
+    ------
+    ValueError
+        If a measure name is unknown, the arrays disagree in length, both ``frequency`` and
+        ``probability`` are given, or there are fewer than 2 replicates.
+
+    References
+    ----------
+    Morris, White & Crowther (2019), Statistics in Medicine 38:2074-2102, Table 6; the R
+    package rsimsum (Gasparini 2018) reports the same measures.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> est = Estimates(estimate=np.array([0.9, 1.1, 1.0, 1.2]))
+    >>> perf = performance(est, 1.0, measures=["bias"])
+    >>> round(perf["bias"].value, 3), round(perf["bias"].mcse, 4)
+    (0.05, 0.0645)
+    """
+    wanted = tuple(measures)
+    for name in wanted:
+        if name not in _NEEDS:
+            raise ValueError(f"`measures` must be among {MEASURES}; got {name!r}.")
+    arrays = {k: np.asarray(v) for k, v in estimates.arrays().items()}
+    sizes = {v.shape for v in arrays.values()}
+    if len(sizes) != 1 or len(next(iter(sizes))) != 1:
+        raise ValueError(f"`estimates` must hold 1-d arrays of one length; got shapes {sizes}.")
+    size = next(iter(sizes))[0]
+    wt = _weights(size, frequency, probability)
+    est = Estimates(**arrays)
+    theta = float(true_value)
+    found: dict[str, Measure] = {}
+    if est.estimate is not None:
+        found |= _estimate_measures(est.estimate, theta, wt)
+    if est.se is not None:
+        found |= _model_se_measures(est, wt)
+    if est.low is not None and est.high is not None:
+        found |= _interval_measures(est, theta, wt)
+    if est.reject is not None:
+        share = wt.mean(est.reject)
+        found["rejection"] = Measure(share, wt.se_of_proportion(share))
+    ordered = {name: found[name] for name in MEASURES if name in wanted and name in found}
+    return Performance(measures=ordered, n_replicates=wt.n)

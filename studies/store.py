@@ -1,0 +1,156 @@
+"""The run store: one SQLite database (WAL mode) per run directory.
+
+Table ``run`` holds the run's metadata as JSON values (identity: studies and versions, grid,
+root seed, user methods, path; package versions, git commit, start and end times, status).
+Table ``cells`` holds one row per finished cell, committed as the cell finishes, so a run killed
+at any moment loses at most the cells in flight. Only the coordinating process writes.
+
+References
+----------
+SQLite, "Write-Ahead Logging" (https://sqlite.org/wal.html): with ``synchronous=NORMAL`` a
+committed transaction survives an application crash (not necessarily a power loss).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DB_NAME", "RunStore", "existing_store", "open_store"]
+
+DB_NAME = "run.sqlite"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS cells (
+    study TEXT NOT NULL, key TEXT NOT NULL, position INTEGER NOT NULL, params TEXT NOT NULL,
+    path TEXT NOT NULL, performance TEXT NOT NULL, errors TEXT NOT NULL,
+    estimates BLOB NOT NULL, seconds REAL NOT NULL, finished TEXT NOT NULL,
+    PRIMARY KEY (study, key)
+);
+"""
+
+
+class RunStore:
+    """An open run database; rows are plain dicts (the engine turns them into results)."""
+
+    def __init__(self, connection: sqlite3.Connection, directory: Path) -> None:
+        self._db = connection
+        self.directory = directory
+
+    def metadata(self) -> dict[str, Any]:
+        """All metadata, decoded."""
+        return {k: json.loads(v) for k, v in self._db.execute("SELECT key, value FROM run")}
+
+    def set_metadata(self, **values: Any) -> None:
+        """Insert or replace metadata entries, in one transaction."""
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO run (key, value) VALUES (?, ?)",
+                [(k, json.dumps(v)) for k, v in values.items()])
+
+    def finished_keys(self) -> set[tuple[str, str]]:
+        """``(study, cell key)`` of every finished cell."""
+        return set(self._db.execute("SELECT study, key FROM cells"))
+
+    def put_cell(self, row: Mapping[str, Any]) -> None:
+        """Commit one finished cell."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO cells (study, key, position, params, path, performance,"
+                " errors, estimates, seconds, finished) VALUES (:study, :key, :position,"
+                " :params, :path, :performance, :errors, :estimates, :seconds, :finished)",
+                dict(row))
+
+    def cells(self, *, with_estimates: bool = False) -> list[dict[str, Any]]:
+        """Every finished cell, by study and grid position."""
+        columns = "study, key, position, params, path, performance, errors, seconds, finished"
+        if with_estimates:
+            columns += ", estimates"
+        cursor = self._db.execute(f"SELECT {columns} FROM cells ORDER BY study, position")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
+
+    def close(self) -> None:
+        """Close the connection (WAL is checkpointed by SQLite)."""
+        self._db.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=30.0)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db
+
+
+def _read_identity(path: Path) -> Any:
+    """The stored identity, read-only; ValueError if the file is not a run store."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            db.execute("PRAGMA quick_check").fetchall()
+            row = db.execute("SELECT value FROM run WHERE key = 'identity'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as error:
+        raise ValueError(
+            f"`out` {path} is not a readable evalcert run store ({error}); nothing was "
+            "changed.") from None
+    if row is None:
+        raise ValueError(f"`out` {path} holds no run metadata; nothing was changed.")
+    return json.loads(row[0])
+
+
+def existing_store(directory: Path) -> RunStore:
+    """Open the run in ``directory`` for reading (``study status``).
+
+    Raises
+    ------
+    ValueError
+        If the directory holds no run store or the file is not a valid one.
+    """
+    path = Path(directory) / DB_NAME
+    if not path.is_file():
+        raise ValueError(f"`directory` must hold an evalcert run ({DB_NAME}); got {directory}.")
+    _read_identity(path)
+    return RunStore(sqlite3.connect(f"file:{path}?mode=ro", uri=True), Path(directory))
+
+
+def open_store(directory: Path, identity: Mapping[str, Any], *, resume: bool) -> RunStore:
+    """Create the run store in ``directory``, or reopen it with ``resume``.
+
+    Raises
+    ------
+    ValueError
+        If ``directory`` is a non-empty directory without a run, holds a run and ``resume`` is
+        false, holds a different run, or holds a corrupt database; nothing is written then.
+    """
+    directory = Path(directory)
+    path = directory / DB_NAME
+    if path.exists():
+        stored = _read_identity(path)
+        if not resume:
+            raise ValueError(
+                f"`out` {directory} already holds a run; pass --resume to continue it or "
+                "choose another directory.")
+        if stored != json.loads(json.dumps(identity)):
+            differs = sorted(k for k in set(stored) | set(identity)
+                             if stored.get(k) != json.loads(json.dumps(identity.get(k))))
+            raise ValueError(
+                f"`out` {directory} holds a different run (differs in {', '.join(differs)}); "
+                "nothing was changed.")
+        return RunStore(_connect(path), directory)
+    if resume:
+        raise ValueError(f"`out` {directory} holds no run to resume.")
+    if directory.exists() and any(directory.iterdir()):
+        raise ValueError(
+            f"`out` {directory} is not empty and holds no evalcert run; choose another "
+            "directory.")
+    directory.mkdir(parents=True, exist_ok=True)
+    store = RunStore(_connect(path), directory)
+    with store._db:
+        store._db.executescript(_SCHEMA)
+    store.set_metadata(identity=dict(identity))
+    return store

@@ -1,0 +1,111 @@
+"""Performance measures and their MCSE: hand computation, brute force, exact vs Monte Carlo."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from estimators import proportion_ci
+from studies.engine import CellTask, run_cell
+from studies.performance import Estimates, performance
+from studies.registry import get_study
+
+MEAN_BIAS = get_study("mean_bias")
+BINOMIAL = get_study("binomial_coverage")
+
+
+def test_measures_match_hand_computation():
+    t = np.array([0.8, 1.1, 1.3, 0.9, 1.4])
+    se = np.array([0.2, 0.3, 0.25, 0.2, 0.35])
+    low, high = t - 0.5, t + 0.5
+    perf = performance(Estimates(estimate=t, se=se, low=low, high=high,
+                                 reject=np.array([1, 0, 0, 0, 1], bool)), 1.0)
+    r, s = 5, np.std(t, ddof=1)
+    assert perf["bias"].value == pytest.approx(t.mean() - 1.0)
+    assert perf["bias"].mcse == pytest.approx(s / math.sqrt(r))
+    assert perf["empirical_se"].mcse == pytest.approx(s / math.sqrt(2 * (r - 1)))
+    e2 = (t - 1.0) ** 2
+    mse_mcse = math.sqrt(((e2 - e2.mean()) ** 2).sum() / (r * (r - 1)))
+    assert perf["mse"].mcse == pytest.approx(mse_mcse)
+    model = math.sqrt(np.mean(se**2))
+    assert perf["model_se"].value == pytest.approx(model)
+    model_mcse = math.sqrt(np.var(se**2, ddof=1) / (4 * r)) / model
+    assert perf["model_se"].mcse == pytest.approx(model_mcse)
+    assert perf["coverage"].value == pytest.approx(np.mean((low <= 1) & (1 <= high)))
+    assert perf["be_coverage"].value == pytest.approx(
+        np.mean((low <= t.mean()) & (t.mean() <= high)))
+    assert perf["rejection"].mcse == pytest.approx(math.sqrt(0.4 * 0.6 / 5))
+
+
+def test_frequency_weights_equal_repeated_rows():
+    t = np.array([0.2, 0.5, 0.9])
+    counts = np.array([3, 1, 2])
+    tallied = performance(Estimates(estimate=t, low=t - 0.3, high=t + 0.3), 0.5, frequency=counts)
+    expanded = np.repeat(t, counts)
+    direct = performance(Estimates(estimate=expanded, low=expanded - 0.3, high=expanded + 0.3), 0.5)
+    for name, measure in direct.measures.items():
+        assert tallied[name].value == pytest.approx(measure.value)
+        assert tallied[name].mcse == pytest.approx(measure.mcse)
+
+
+def test_bad_input_messages():
+    with pytest.raises(ValueError, match="`measures` must be among"):
+        performance(Estimates(estimate=np.ones(3)), 1.0, measures=["power"])
+    with pytest.raises(ValueError, match="at least 2"):
+        performance(Estimates(estimate=np.ones(1)), 1.0)
+    with pytest.raises(ValueError, match="one length"):
+        performance(Estimates(estimate=np.ones(3), se=np.ones(2)), 1.0)
+
+
+def _repeat(study, params, n_replicates, repeats, method):
+    """Run one cell `repeats` times with different root seeds: values and reported MCSEs."""
+    cells = [run_cell(CellTask(study, params, 0, n_replicates, root, "monte-carlo"))
+             for root in range(repeats)]
+    names = cells[0].performance[method].measures
+    return {m: (np.array([c.performance[method][m].value for c in cells]),
+                np.array([c.performance[method][m].mcse for c in cells])) for m in names}
+
+
+@pytest.mark.parametrize("measure", ["bias", "empirical_se", "mse", "model_se", "model_se_error",
+                                     "coverage", "width", "rejection"])
+def test_mcse_matches_brute_force_spread_of_mean_study(measure, mean_repeats):
+    # 500 repeats: the SD of 500 values has relative SE 1/sqrt(998) = 3.2%, so 15% is > 4 SE.
+    values, mcse = mean_repeats[measure]
+    assert np.std(values, ddof=1) == pytest.approx(np.mean(mcse), rel=0.15)
+
+
+@pytest.fixture(scope="module")
+def mean_repeats():
+    return _repeat(MEAN_BIAS, {"distribution": "normal", "n": 10}, 300, 500, "mean")
+
+
+@pytest.mark.parametrize("method", ["wald", "wilson"])
+def test_mcse_matches_brute_force_spread_of_binomial_coverage(method):
+    values, mcse = _repeat(BINOMIAL, {"n": 30, "p": 0.2, "confidence_level": 0.95}, 400, 500,
+                           method)["coverage"]
+    assert np.std(values, ddof=1) == pytest.approx(np.mean(mcse), rel=0.15)
+
+
+def test_exact_path_matches_enumeration_by_hand():
+    params = {"n": 30, "p": 0.2, "confidence_level": 0.95}
+    cell = run_cell(CellTask(BINOMIAL, params, 0, 2, 0, "exact"))
+    x = np.arange(31)
+    for method in ("wald", "wilson"):
+        low, high = proportion_ci(x, 30, method=method)
+        expected = stats.binom.pmf(x, 30, 0.2)[(low <= 0.2) & (0.2 <= high)].sum()
+        assert cell.performance[method]["coverage"].value == pytest.approx(expected, abs=1e-12)
+        assert cell.performance[method]["coverage"].mcse == 0.0
+        assert cell.performance[method].n_replicates is None
+
+
+def test_exact_path_agrees_with_a_large_monte_carlo_run():
+    params = {"n": 30, "p": 0.2, "confidence_level": 0.95}
+    exact = run_cell(CellTask(BINOMIAL, params, 0, 2, 0, "exact")).performance
+    mc = run_cell(CellTask(BINOMIAL, params, 0, 1_000_000, 7, "monte-carlo")).performance
+    for method in ("wald", "wilson"):
+        for measure in ("coverage", "width", "bias"):
+            gap = abs(mc[method][measure].value - exact[method][measure].value)
+            assert gap <= 4 * mc[method][measure].mcse + 1e-12, (method, measure)

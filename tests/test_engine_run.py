@@ -1,0 +1,279 @@
+"""The engine: seeding, backends, the run store (resume after SIGKILL), the CLI, user methods."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from studies.cli import main
+from studies.design import Grid, Sample, Study
+from studies.engine import results_from_store, run
+from studies.registry import get_study
+from studies.seeding import cell_key, cell_seed
+
+ROOT = Path(__file__).resolve().parents[1]
+MEAN = get_study("mean_bias")
+
+
+def _slow_generate(params, n_replicates, *, rng=None):
+    time.sleep(0.15)  # makes a kill land mid-run; does not touch the random stream
+    sample: Sample = MEAN.generate(params, n_replicates, rng=rng)
+    return sample
+
+
+# A deliberately slow study for the interruption tests (run as tests.test_engine_run:SLOW).
+SLOW = Study(
+    name="slow_mean", version="1",
+    grids={"quick": Grid({"distribution": ["normal", "exponential"], "n": [3, 4, 5, 6, 7, 8]},
+                         n_replicates=200),
+           "full": Grid({"distribution": ["normal"], "n": [3]}, n_replicates=200)},
+    truth=MEAN.truth, generate=_slow_generate, methods=MEAN.methods)
+
+
+def _by_key(results):
+    return {(name, c.key): {m: p.to_dict() for m, p in c.performance.items()}
+            for name, result in results.items() for c in result.cells}
+
+
+def test_cell_seed_depends_on_root_and_parameters_only():
+    a = cell_seed(7, "s", {"n": 10, "p": 0.5}).generate_state(4)
+    assert np.array_equal(a, cell_seed(7, "s", {"p": 0.5, "n": 10}).generate_state(4))
+    assert not np.array_equal(a, cell_seed(8, "s", {"n": 10, "p": 0.5}).generate_state(4))
+    assert not np.array_equal(a, cell_seed(7, "s", {"n": 11, "p": 0.5}).generate_state(4))
+    assert not np.array_equal(a, cell_seed(7, "t", {"n": 10, "p": 0.5}).generate_state(4))
+    assert cell_key("s", {"n": 10}) != cell_key("s", {"n": 10.0000001})
+
+
+def test_same_results_with_one_or_two_workers_in_any_order():
+    one = run(["binomial_coverage", "mean_bias"], rng=11, workers=1, path="monte-carlo")
+    two = run(["mean_bias", "binomial_coverage"], rng=11, workers=2, path="monte-carlo")
+    reversed_grid = Grid({k: v[::-1] for k, v in MEAN.grids["quick"].parameters.items()},
+                         n_replicates=MEAN.grids["quick"].n_replicates)
+    shuffled = run(["mean_bias"], grid=reversed_grid, rng=11, workers=1)
+    assert _by_key(one) == _by_key(two)
+    assert _by_key(shuffled) == {k: v for k, v in _by_key(one).items() if k[0] == "mean_bias"}
+    assert _by_key(run(["mean_bias"], rng=12, workers=1)) != _by_key(shuffled)
+
+
+def test_dask_backend_gives_the_local_results():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp", host="127.0.0.1", scheduler_port=0,
+                                  dashboard_address=None) as cluster:
+        remote = run(["binomial_coverage", "mean_bias"], rng=5, scheduler=cluster.scheduler_address,
+                     path="monte-carlo")
+    local = run(["binomial_coverage", "mean_bias"], rng=5, workers=1, path="monte-carlo")
+    assert _by_key(remote) == _by_key(local)
+
+
+def test_unreachable_scheduler_fails_fast_and_cleanly(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    start = time.monotonic()
+    status = main(["study", "run", "mean_bias", "--scheduler", "tcp://127.0.0.1:9",
+                   "--out", str(tmp_path / "run")])
+    assert status == 2 and time.monotonic() - start < 10
+    assert "`scheduler` 'tcp://127.0.0.1:9' is unreachable" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_scheduler_without_dask_says_to_install_the_extra(monkeypatch, capsys, tmp_path):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    assert main(["study", "run", "mean_bias", "--scheduler", "tcp://127.0.0.1:9",
+                 "--out", str(tmp_path / "r")]) == 2
+    assert "install the dask extra" in capsys.readouterr().err
+
+
+def _cells(directory):
+    with sqlite3.connect(directory / "run.sqlite") as db:
+        return db.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+
+
+def _study_process(out, *extra):
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'tests'}")
+    return subprocess.Popen(
+        [sys.executable, "-m", "studies.cli", "study", "run", "test_engine_run:SLOW",
+         "--seed", "3", "--workers", "1", "--out", str(out), *extra],
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_cells(out, at_least, process):
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and process.poll() is None:
+        if (out / "run.sqlite").exists() and _cells(out) >= at_least:
+            return
+        time.sleep(0.02)
+    raise AssertionError("the run finished or stalled before it could be interrupted")
+
+
+def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "tests"))
+    killed = tmp_path / "killed"
+    process = _study_process(killed)
+    _wait_for_cells(killed, 3, process)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    kept = _cells(killed)
+    assert 3 <= kept < 12
+    assert main(["study", "run", "test_engine_run:SLOW", "--workers", "1", "--resume",
+                 "--out", str(killed)]) == 0
+    whole = tmp_path / "whole"
+    assert main(["study", "run", "test_engine_run:SLOW", "--seed", "3", "--workers", "1",
+                 "--out", str(whole)]) == 0
+    assert _by_key(results_from_store(killed)) == _by_key(results_from_store(whole))
+    assert len(results_from_store(killed)["slow_mean"].cells) == 12
+
+
+def test_ctrl_c_stops_cleanly_keeping_finished_cells(tmp_path):
+    out = tmp_path / "run"
+    process = _study_process(out)
+    _wait_for_cells(out, 2, process)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "interrupted; finished cells are kept" in err and "Traceback" not in err
+    assert _cells(out) >= 2
+    assert (out / "slow_mean.csv").exists()
+
+
+def test_run_writes_store_tables_and_status(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["study", "run", "binomial_coverage", "mean_bias", "--seed", "4",
+                 "--workers", "1", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "mean_bias: 9 cells" in captured.out
+    assert "21/21 cells" in captured.err  # plain progress lines when not a terminal
+    header = (out / "binomial_coverage.csv").read_text().splitlines()[0].split(",")
+    assert header[:6] == ["n", "p", "confidence_level", "method", "path", "n_replicates"]
+    assert "coverage_mcse" in header
+    with sqlite3.connect(out / "run.sqlite") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM run")}
+    assert meta["seed"] == "4" and meta["status"] == "complete"
+    assert meta["identity"]["studies"] == {"binomial_coverage": "1", "mean_bias": "1"}
+    assert {"numpy", "scipy"} <= set(meta["packages"]) and meta["started"] <= meta["ended"]
+    assert main(["study", "status", str(out)]) == 0
+    assert "mean_bias v1: 9/9 cells" in capsys.readouterr().out
+
+
+def test_study_list_names_every_study(capsys):
+    assert main(["study", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "binomial_coverage (v1, exact)" in out and "mean_bias (v1, monte-carlo)" in out
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("done") / "run"
+    assert main(["study", "run", "mean_bias", "--seed", "1", "--workers", "1",
+                 "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["study", "run", "nosuch"], "`study` must be one of binomial_coverage, mean_bias; got"),
+    (["study", "run", "mean_bias", "--grid", "huge"], "`grid` must be one of ['full', 'quick']"),
+    (["study", "run", "mean_bias", "--workers", "0"], "must be a positive integer"),
+    (["study", "run", "mean_bias", "--method", "nomodule_xyz:f"], "cannot be imported"),
+    (["study", "run", "mean_bias", "--method", "numpy"], "must be an import path"),
+    (["study", "status", "/nonexistent/dir"], "must hold an evalcert run"),
+])
+def test_bad_input_is_one_line_exit_2(argv, fragment, capsys, tmp_path):
+    if argv[1] == "run":
+        argv = [*argv, "--out", str(tmp_path / "r")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def _unchanged(path):
+    # SQLite's own -wal/-shm sidecars may appear on a read-only open; the data may not change
+    return {p: p.read_bytes() for p in sorted(path.iterdir())
+            if not p.name.endswith(("-wal", "-shm"))}
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["mean_bias"], "already holds a run; pass --resume"),
+    (["mean_bias", "binomial_coverage", "--resume"], "holds a different run (differs in studies)"),
+    (["mean_bias", "--resume", "--seed", "2"], "`seed` must match the run being resumed"),
+])
+def test_out_holding_another_run_is_refused_untouched(finished_run, argv, fragment, capsys):
+    before = _unchanged(finished_run)
+    assert main(["study", "run", *argv, "--workers", "1", "--out", str(finished_run)]) == 2
+    assert fragment in capsys.readouterr().err
+    assert _unchanged(finished_run) == before
+
+
+def test_corrupt_database_and_foreign_directory_are_refused_untouched(tmp_path, capsys):
+    corrupt = tmp_path / "corrupt"
+    corrupt.mkdir()
+    (corrupt / "run.sqlite").write_bytes(b"not a database at all" * 100)
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    for directory, fragment in ((corrupt, "is not a readable evalcert run store"),
+                                (foreign, "is not empty and holds no evalcert run")):
+        before = _unchanged(directory)
+        for extra in ([], ["--resume"]):
+            assert main(["study", "run", "mean_bias", "--out", str(directory), *extra]) == 2
+            err = capsys.readouterr().err
+            assert "Traceback" not in err and err.count("\n") == 1
+        assert fragment in err or "holds no run to resume" in err
+        assert _unchanged(directory) == before
+
+
+BYOM = '''
+import numpy as np
+from estimators import proportion_ci
+
+def agresti(successes, trials, *, confidence_level):
+    return proportion_ci(successes, trials, method="agresti-coull",
+                         confidence_level=confidence_level)
+
+def raises(successes, trials, *, confidence_level):
+    if trials > 20:
+        raise RuntimeError("cannot handle n > 20")
+    return agresti(successes, trials, confidence_level=confidence_level)
+
+def scalar(successes, trials, *, confidence_level):
+    return 0.1, 0.9
+
+def outside(successes, trials, *, confidence_level):
+    p = successes / trials
+    return p - 0.5, p + 0.5
+'''
+
+
+def test_user_methods_are_evaluated_and_failures_reported_per_method(tmp_path, monkeypatch,
+                                                                       capsys):
+    (tmp_path / "thirdparty_ci.py").write_text(BYOM)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "run"
+    argv = ["study", "run", "binomial_coverage", "--workers", "1", "--out", str(out)]
+    for name in ("agresti", "raises", "scalar", "outside"):
+        argv += ["--method", f"thirdparty_ci:{name}"]
+    assert main(argv) == 0
+    stdout = capsys.readouterr().out
+    assert ("method thirdparty_ci:raises failed (first failing cell {'n': 30, 'p': 0.05, "
+            "'confidence_level': 0.95}): RuntimeError: cannot handle n > 20") in stdout
+    assert "thirdparty_ci:scalar failed (first failing cell {'n': 10, 'p': 0.05" in stdout
+    assert "returned `low` of shape (), expected (11,)" in stdout
+    assert "thirdparty_ci:outside failed" in stdout and "outside [0, 1]" in stdout
+    result = results_from_store(out)["binomial_coverage"]
+    agresti = result.rows("coverage", method="thirdparty_ci:agresti")
+    assert len(agresti) == 12 and all(r["mcse"] == 0 for r in agresti)
+    assert len(result.rows("coverage", method="thirdparty_ci:raises")) == 4  # the n = 10 cells
+    assert "FAILED (first failing cell" in (out / "binomial_coverage.txt").read_text()
+
+
+def test_mean_bias_rejects_user_methods_of_another_kind(tmp_path):
+    with pytest.raises(ValueError, match="does not accept user methods"):
+        run([SLOW], methods=["numpy:mean"], rng=1, workers=1)
