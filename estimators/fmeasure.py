@@ -278,7 +278,8 @@ def _bootstrap_draws(est: F1Estimate, rng: np.random.Generator, draws: int) -> A
     if est.design == "srs":
         n = est.tp + est.fp + est.fn + est.tn
         errors = est.fp + est.fn
-        tp = rng.binomial(n, ratio(est.tp.astype(np.float64), n.astype(np.float64)), size=shape)
+        # An empty sample (n = 0) has no proportion; Bin(0, 0) keeps the draw defined.
+        tp = rng.binomial(n, np.nan_to_num(ratio(est.tp, n)), size=shape)
         rest = n - est.tp
         share = np.where(rest > 0, ratio(errors.astype(np.float64), rest.astype(np.float64)), 0)
         e = rng.binomial(n - tp, share, size=shape)
@@ -345,6 +346,9 @@ def f1_estimate(
     sizes = None
     if population_sizes is not None or finite_population:
         sizes = _population_sizes(population_sizes, design, counts)
+        shape = np.broadcast_shapes(counts[0].shape, sizes[0].shape, sizes[1].shape)
+        counts = [np.broadcast_to(c, shape) for c in counts]
+        sizes = (np.broadcast_to(sizes[0], shape), np.broadcast_to(sizes[1], shape))
     return F1Estimate(tp=counts[0], fp=counts[1], fn=counts[2], tn=counts[3], design=design,
                       population_sizes=sizes, finite_population=finite_population)
 
@@ -365,6 +369,13 @@ def _population_sizes(
     big1 = check.as_counts(population_sizes[0], "population_sizes[0]")
     big0 = check.as_counts(population_sizes[1], "population_sizes[1]")
     tp, fp, fn, tn = counts
+    try:
+        np.broadcast_shapes(tp.shape, big1.shape, big0.shape)
+    except ValueError:
+        raise ValueError(
+            "`population_sizes` must broadcast with the counts; got shapes "
+            f"{big1.shape} and {big0.shape} for counts of shape {tp.shape}."
+        ) from None
     for big, sampled, name in ((big1, tp + fp, "population_sizes[0]"),
                                (big0, fn + tn, "population_sizes[1]")):
         short = np.broadcast_to(big < sampled, np.broadcast(big, sampled).shape)
@@ -373,8 +384,7 @@ def _population_sizes(
                              f"{check.first_offender(np.broadcast_to(big, short.shape), short)}.")
     if np.any(big1 + big0 == 0):
         raise ValueError("`population_sizes` must not both be 0; got (0, 0).")
-    shape = tp.shape
-    return np.broadcast_to(big1, shape), np.broadcast_to(big0, shape)
+    return big1, big0
 
 
 def f1_ci(
