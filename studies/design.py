@@ -12,8 +12,14 @@ A study is one module in ``studies/`` that builds a `Study`:
 * **Performance measures**: names from `studies.performance.MEASURES`.
 
 Data come from ``generate(params, n_replicates, *, rng)`` (Monte Carlo path) or, when the
-outcome space can be enumerated, from ``enumerate_outcomes(params)`` (exact path); both return a
+outcome space can be enumerated, from ``enumerate_outcomes(cells)`` (exact path); both return a
 `Sample`. Every method sees the same sample (common random numbers across methods).
+
+On the exact path a study may declare ``estimates_depend_on``: the parameters that alone
+determine the enumerated outcomes and every method's estimates (for a binomial proportion,
+``n`` and the confidence level, not ``p``). Cells that agree on them are then enumerated and
+analysed once, as one group; only the outcome probabilities and the true value differ between
+its cells.
 
 References
 ----------
@@ -92,7 +98,8 @@ class Sample:
     frequency : numpy.ndarray or None
         Monte Carlo path with tallied outcomes: replicates per row (None: one each).
     probability : numpy.ndarray or None
-        Exact path: the probability of each enumerated outcome.
+        Exact path: the probability of each enumerated outcome, one row per cell of the group
+        enumerated (shape ``(cells, size)``).
     """
 
     data: Any
@@ -125,7 +132,14 @@ class Study:
     measures : tuple of str
         Performance measures reported.
     enumerate_outcomes : callable or None
-        ``enumerate_outcomes(params) -> Sample`` with probabilities (exact path).
+        ``enumerate_outcomes(cells) -> Sample`` (exact path): the outcomes shared by the cells
+        (a sequence of params agreeing on ``estimates_depend_on``) with a probability row per
+        cell.
+    estimates_depend_on : tuple of str or None
+        Exact path: the parameters that alone determine the enumerated outcomes and every
+        method's estimates (methods are called with the first cell's params, so they must read
+        only these). Cells agreeing on them are analysed once, as a group. None (default):
+        unknown, every cell is enumerated and analysed on its own.
     wrap_method : callable or None
         Adapts a user callable of the study's declared signature into a `Method`.
     parameter_space : tuple of float
@@ -139,7 +153,8 @@ class Study:
     generate: Callable[..., Sample]
     methods: Mapping[str, Method]
     measures: tuple[str, ...] = MEASURES
-    enumerate_outcomes: Callable[[Params], Sample] | None = None
+    enumerate_outcomes: Callable[[Sequence[Params]], Sample] | None = None
+    estimates_depend_on: tuple[str, ...] | None = None
     wrap_method: Callable[[Callable[..., Any]], Method] | None = None
     parameter_space: tuple[float, float] = field(default=(-math.inf, math.inf))
 
@@ -150,6 +165,19 @@ class Study:
         unknown = set(self.measures) - set(MEASURES)
         if unknown:
             raise ValueError(f"`measures` must be among {MEASURES}; got {sorted(unknown)}.")
+        if self.estimates_depend_on is not None and self.enumerate_outcomes is None:
+            raise ValueError("`estimates_depend_on` needs `enumerate_outcomes` (exact path); "
+                             "got None.")
+        for name, grid in self.grids.items():
+            self.check_grid(grid, name)
+
+    def check_grid(self, grid: Grid, name: str = "given") -> None:
+        """ValueError unless every name in `estimates_depend_on` is a parameter of ``grid``."""
+        missing = set(self.estimates_depend_on or ()) - set(grid.parameters)
+        if missing:
+            raise ValueError(
+                f"`estimates_depend_on` of study {self.name!r} must name parameters of its "
+                f"{name} grid; got {sorted(missing)}.")
 
     def grid(self, name: str) -> Grid:
         """The grid called ``name``, with a one-line error listing the valid ones."""

@@ -1,11 +1,22 @@
 """Running studies: one cell at a time, in process, in local processes or on a Dask cluster.
 
-A cell runs as a pure function of a picklable `CellTask` (`run_cell`): generate (or enumerate)
-the data from the cell's own random stream, apply every method, keep the estimates, then
-summarise them into performance measures. Because each cell's stream derives from the root seed
-and the cell's parameters (`studies.seeding`), results do not depend on the backend, the number
-of workers or the order cells finish in. `run` coordinates: it skips cells already in the run
-store (``resume``), commits each finished cell as it arrives and writes the summary tables.
+A Monte Carlo cell runs as a pure function of a picklable `CellTask` (`run_cell`): generate the
+data from the cell's own random stream, apply every method, keep the estimates, then summarise
+them into performance measures. Because each cell's stream derives from the root seed and the
+cell's parameters (`studies.seeding`), results do not depend on the backend, the number of
+workers or the order cells finish in.
+
+Exact-path cells run in groups (`GroupTask`, `run_group`): the cells that agree on the study's
+``estimates_depend_on`` share their enumerated outcomes and every method's estimates, so these
+are computed once per group and each cell's measures come from one vectorized pass over the
+group's probability matrix (`studies.performance.exact_performance`). A cell's result does not
+depend on which other cells share its group. Exact-path estimates are not stored: they are a
+deterministic function of the group's parameters and the study's version (enumerate again to
+see them).
+
+`run` coordinates: it skips cells already in the run store (``resume``; a partly stored group
+computes only its missing cells), commits each finished task's cells in one transaction as it
+arrives and writes the summary tables.
 
 References
 ----------
@@ -17,6 +28,7 @@ generate / analyse / summarise in the same way.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import io
 import json
 import math
@@ -27,6 +39,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +47,7 @@ import numpy as np
 
 from studies import seeding
 from studies.design import Grid, Method, Sample, Study
-from studies.performance import Estimates, Performance, performance
+from studies.performance import Estimates, Performance, exact_performance, performance
 from studies.registry import get_study, load_object
 from studies.store import RunStore, open_store
 
@@ -42,17 +55,24 @@ __all__ = [
     "PATHS",
     "CellResult",
     "CellTask",
+    "GroupTask",
     "StudyResult",
     "connect_dask",
     "results_from_store",
     "run",
     "run_cell",
+    "run_group",
+    "run_task",
     "summarise_cell",
     "write_tables",
 ]
 
 PATHS: tuple[str, ...] = ("auto", "exact", "monte-carlo")
 CONNECT_TIMEOUT = "3s"
+# Local workers already use every core: a BLAS or OpenMP pool of its own in each worker would
+# oversubscribe them (on 2 cores, 2 workers ran 4x slower per cell with OpenBLAS's 2 threads).
+WORKER_THREADS: dict[str, str] = {
+    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 @dataclass(frozen=True)
@@ -72,8 +92,37 @@ class CellTask:
 
 
 @dataclass(frozen=True)
+class PlannedCell:
+    """A cell of a `GroupTask`: grid position, key (`studies.seeding.cell_key`) and params."""
+
+    position: int
+    key: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class GroupTask:
+    """Exact-path cells analysed together (picklable).
+
+    The cells agree on the study's ``estimates_depend_on``; ``methods`` are user import paths.
+    """
+
+    study: Study
+    cells: tuple[PlannedCell, ...]
+    methods: tuple[str, ...] = ()
+
+
+Task = CellTask | GroupTask
+
+
+@dataclass(frozen=True)
 class CellResult:
-    """One finished cell: performance per method, the errors of methods that failed."""
+    """One finished cell: performance per method, the errors of methods that failed.
+
+    ``estimates`` holds a Monte Carlo cell's packed estimates (empty on the exact path, where
+    they follow from the group's parameters); ``seconds`` is an exact cell's share of its
+    group's time.
+    """
 
     study: str
     key: str
@@ -166,20 +215,12 @@ def _check_estimates(est: Any, size: int, space: tuple[float, float]) -> Estimat
     return est
 
 
-def _sample(task: CellTask) -> Sample:
-    if task.path == "exact":
-        assert task.study.enumerate_outcomes is not None  # checked when the run is planned
-        return task.study.enumerate_outcomes(task.params)
-    stream = seeding.cell_seed(task.root, task.study.name, task.params)
-    return task.study.generate(task.params, task.n_replicates, rng=np.random.default_rng(stream))
-
-
 def _pack(sample: Sample, estimates: Mapping[str, Estimates]) -> bytes:
+    """A Monte Carlo cell's estimates (and tallies), as `summarise_cell` reads them."""
     arrays: dict[str, Any] = {f"{m}/{k}": v for m, e in estimates.items()
                               for k, v in e.arrays().items()}
-    for name in ("frequency", "probability"):
-        if (weights := getattr(sample, name)) is not None:
-            arrays[name] = weights
+    if sample.frequency is not None:
+        arrays["frequency"] = sample.frequency
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     return buffer.getvalue()
@@ -187,7 +228,10 @@ def _pack(sample: Sample, estimates: Mapping[str, Estimates]) -> bytes:
 
 def summarise_cell(estimates: bytes, true_value: float, *, measures: Iterable[str]
                    ) -> dict[str, Performance]:
-    """Performance per method from a cell's stored estimates (as `run_cell` packs them)."""
+    """Performance per method from a cell's stored estimates (as `run_cell` packs them).
+
+    Blobs of exact-path cells stored before grouping (with ``probability``) are read too.
+    """
     with np.load(io.BytesIO(estimates)) as data:
         arrays = {k: data[k] for k in data.files}
     weights = {k: arrays.pop(k, None) for k in ("frequency", "probability")}
@@ -200,25 +244,39 @@ def summarise_cell(estimates: bytes, true_value: float, *, measures: Iterable[st
             for m, fields in by_method.items()}
 
 
+def _analyse(study: Study, paths: Sequence[str], sample: Sample, params: Mapping[str, Any]
+             ) -> tuple[dict[str, Estimates], dict[str, str]]:
+    """Every method's estimates, and the error of each method that raised or returned junk.
+
+    A failing method is recorded and skipped; the other methods still run.
+    """
+    estimates: dict[str, Estimates] = {}
+    errors: dict[str, str] = {}
+    for name, method in _resolve_methods(study, paths).items():
+        try:
+            estimates[name] = _check_estimates(
+                method(sample.data, params), sample.size, study.parameter_space)
+        except Exception as error:  # a user's method may fail in any way; report, go on
+            errors[name] = f"{type(error).__name__}: {error}"
+    return estimates, errors
+
+
 def run_cell(task: CellTask) -> CellResult:
     """Run one cell: data, every method's estimates (kept), then their performance.
 
-    A method that raises or returns malformed output is recorded in ``errors`` and skipped;
-    the other methods still run.
+    An exact-path cell runs as a group of one (`run_group`).
     """
+    if task.path == "exact":
+        cell = PlannedCell(task.position, seeding.cell_key(task.study.name, task.params),
+                           task.params)
+        return run_group(GroupTask(task.study, (cell,), task.methods))[0]
     start = time.perf_counter()
-    sample = _sample(task)
-    true_value = task.study.truth(task.params)
-    estimates: dict[str, Estimates] = {}
-    errors: dict[str, str] = {}
-    for name, method in _resolve_methods(task.study, task.methods).items():
-        try:
-            estimates[name] = _check_estimates(
-                method(sample.data, task.params), sample.size, task.study.parameter_space)
-        except Exception as error:  # a user's method may fail in any way; report, go on
-            errors[name] = f"{type(error).__name__}: {error}"
+    stream = seeding.cell_seed(task.root, task.study.name, task.params)
+    sample = task.study.generate(task.params, task.n_replicates,
+                                 rng=np.random.default_rng(stream))
+    estimates, errors = _analyse(task.study, task.methods, sample, task.params)
     packed = _pack(sample, estimates)
-    perf = summarise_cell(packed, true_value, measures=task.study.measures)
+    perf = summarise_cell(packed, task.study.truth(task.params), measures=task.study.measures)
     return CellResult(
         study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
         position=task.position, params=dict(task.params), path=task.path,
@@ -226,19 +284,66 @@ def run_cell(task: CellTask) -> CellResult:
         seconds=time.perf_counter() - start)
 
 
+def run_group(task: GroupTask) -> tuple[CellResult, ...]:
+    """Run exact-path cells that share outcomes and estimates: analyse once, measure each.
+
+    Each method is called once, with the first cell's params (the study declares that its
+    methods read only ``estimates_depend_on``); a method's failure is reported in every cell.
+    """
+    start = time.perf_counter()
+    study = task.study
+    cells = [cell.params for cell in task.cells]
+    assert study.enumerate_outcomes is not None  # checked when the run is planned
+    sample = study.enumerate_outcomes(cells)
+    estimates, errors = _analyse(study, task.methods, sample, cells[0])
+    truths = [study.truth(params) for params in cells]
+    perf = {name: exact_performance(est, truths, sample.probability, measures=study.measures)
+            for name, est in estimates.items()}
+    seconds = (time.perf_counter() - start) / len(cells)
+    return tuple(
+        CellResult(study=study.name, key=cell.key, position=cell.position,
+                   params=dict(cell.params), path="exact",
+                   performance={name: perf[name][i] for name in estimates}, errors=errors,
+                   estimates=b"", seconds=seconds)
+        for i, cell in enumerate(task.cells))
+
+
+def run_task(task: Task) -> tuple[CellResult, ...]:
+    """Run a planned task: a Monte Carlo cell or a group of exact-path cells."""
+    return run_group(task) if isinstance(task, GroupTask) else (run_cell(task),)
+
+
 def _ignore_sigint() -> None:
     # Ctrl-C is the coordinator's to handle; workers must not die mid-cell with a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _local(tasks: Sequence[CellTask], workers: int) -> Iterator[CellResult]:
+@contextlib.contextmanager
+def _single_threaded_libraries() -> Iterator[None]:
+    """Set `WORKER_THREADS` (unless the user set them) while processes start, then restore."""
+    saved = {name: os.environ.get(name) for name in WORKER_THREADS}
+    for name, value in WORKER_THREADS.items():
+        os.environ.setdefault(name, value)
+    try:
+        yield
+    finally:
+        for name, before in saved.items():
+            if before is None:
+                os.environ.pop(name, None)
+
+
+def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[CellResult, ...]]:
     # forkserver, not fork: the coordinator may hold threads (a Dask client, a test runner's)
     # and forking a threaded process can deadlock. Preloading makes each worker start warm.
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["studies.engine", "scipy.stats"])
+    with _single_threaded_libraries():
+        # the server (and so the workers it forks) reads them when it loads numpy's BLAS; a
+        # forkserver already running keeps the settings it started with
+        forkserver.ensure_running()
     pool = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
     try:
-        futures = [pool.submit(run_cell, task) for task in tasks]
+        futures = [pool.submit(run_task, task) for task in tasks]
         for future in cf.as_completed(futures):
             yield future.result()
     finally:
@@ -261,10 +366,10 @@ def connect_dask(address: str) -> Any:
         ) from None
 
 
-def _dask(tasks: Sequence[CellTask], client: Any) -> Iterator[CellResult]:
+def _dask(tasks: Sequence[Task], client: Any) -> Iterator[tuple[CellResult, ...]]:
     from distributed import as_completed
 
-    futures = client.map(run_cell, list(tasks), pure=False)
+    futures = client.map(run_task, list(tasks), pure=False)
     try:
         # loop given: as_completed otherwise looks for a default client, and ours is not one
         for future in as_completed(futures, loop=client.loop):
@@ -273,24 +378,44 @@ def _dask(tasks: Sequence[CellTask], client: Any) -> Iterator[CellResult]:
         client.cancel(futures)
 
 
-def _execute(tasks: Sequence[CellTask], workers: int, client: Any) -> Iterator[CellResult]:
+def _execute(tasks: Sequence[Task], workers: int, client: Any
+             ) -> Iterator[tuple[CellResult, ...]]:
     if client is not None:
         return _dask(tasks, client)
     if workers <= 1 or len(tasks) <= 1:
-        return (run_cell(task) for task in tasks)
+        return (run_task(task) for task in tasks)
     return _local(tasks, workers)
 
 
-def _plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ...]
-          ) -> list[CellTask]:
+def _groups(study: Study, cells: Sequence[PlannedCell]) -> list[tuple[PlannedCell, ...]]:
+    """Cells grouped by their values of ``estimates_depend_on`` (grid order; one each if None)."""
+    if study.estimates_depend_on is None:
+        return [(cell,) for cell in cells]
+    groups: dict[str, list[PlannedCell]] = {}
+    for cell in cells:
+        # repr, not hash: parameter values may be lists; it is 5x faster than canonical JSON
+        shared = repr([cell.params[k] for k in study.estimates_depend_on])
+        groups.setdefault(shared, []).append(cell)
+    return [tuple(group) for group in groups.values()]
+
+
+def _plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ...],
+          done: set[tuple[str, str]]) -> list[Task]:
+    """Tasks for the cells of ``grid`` not in ``done`` (``(study, cell key)`` pairs)."""
     chosen = path
     if path == "auto":
         chosen = "exact" if study.enumerate_outcomes is not None else "monte-carlo"
     elif path == "exact" and study.enumerate_outcomes is None:
         raise ValueError(f"`path` 'exact' needs an enumerable study; {study.name!r} is not.")
     _resolve_methods(study, methods)  # fail early, in the caller, on a bad import path
-    return [CellTask(study, params, i, grid.n_replicates, root, chosen, methods)
-            for i, params in enumerate(grid.cells())]
+    planned = (PlannedCell(i, seeding.cell_key(study.name, params), params)
+               for i, params in enumerate(grid.cells()))
+    pending = [cell for cell in planned if (study.name, cell.key) not in done]
+    if chosen == "monte-carlo":
+        return [CellTask(study, cell.params, cell.position, grid.n_replicates, root, chosen,
+                         methods) for cell in pending]
+    study.check_grid(grid)
+    return [GroupTask(study, cells, methods) for cells in _groups(study, pending)]
 
 
 def _package_versions() -> dict[str, str]:
@@ -358,7 +483,8 @@ def run(
     path : {"auto", "exact", "monte-carlo"}
         ``"auto"``: exact where the study can enumerate its outcomes.
     on_cell : callable, optional
-        Called as ``on_cell(done, total)`` after each cell (progress display).
+        Called as ``on_cell(done, total)`` (cells) after each task: a Monte Carlo cell or a
+        group of exact-path cells (progress display).
 
     Returns
     -------
@@ -396,22 +522,22 @@ def run(
         root = int(store.metadata()["seed"])
     else:
         root = seeding.root_entropy(rng)
-    tasks = [t for s in resolved
-             for t in _plan(s, grids[s.name], root, path, tuple(methods))]
     done_keys = store.finished_keys() if store is not None else set()
-    pending = [t for t in tasks
-               if (t.study.name, seeding.cell_key(t.study.name, t.params)) not in done_keys]
+    tasks = [t for s in resolved
+             for t in _plan(s, grids[s.name], root, path, tuple(methods), done_keys)]
+    total = sum(len(grids[s.name].cells()) for s in resolved)
     collected: list[CellResult] = []
     status = "interrupted"
     try:
-        done = len(tasks) - len(pending)
-        for result in _execute(pending, workers or os.cpu_count() or 1, client):
+        done = total - sum(len(t.cells) if isinstance(t, GroupTask) else 1 for t in tasks)
+        for results in _execute(tasks, workers or os.cpu_count() or 1, client):
             if store is not None:
-                store.put_cell(result.to_row())
-            collected.append(result)
-            done += 1
+                store.put_cells([result.to_row() for result in results])
+            else:  # with a store, results are read back from it (Monte Carlo blobs stay on disk)
+                collected.extend(results)
+            done += len(results)
             if on_cell is not None:
-                on_cell(done, len(tasks))
+                on_cell(done, total)
         status = "complete"
     finally:
         if client is not None:

@@ -2,8 +2,10 @@
 
 Table ``run`` holds the run's metadata as JSON values (identity: studies and versions, grid,
 root seed, user methods, path; package versions, git commit, start and end times, status).
-Table ``cells`` holds one row per finished cell, committed as the cell finishes, so a run killed
-at any moment loses at most the cells in flight. Only the coordinating process writes.
+Table ``cells`` holds one row per finished cell, committed as the cell (or the group of
+exact-path cells analysed together) finishes, so a run killed at any moment loses at most the
+cells in flight. Exact-path rows have empty ``estimates`` (see `studies.engine`). Only the
+coordinating process writes.
 
 References
 ----------
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,14 +57,14 @@ class RunStore:
         """``(study, cell key)`` of every finished cell."""
         return set(self._db.execute("SELECT study, key FROM cells"))
 
-    def put_cell(self, row: Mapping[str, Any]) -> None:
-        """Commit one finished cell."""
+    def put_cells(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Commit finished cells in one transaction (a task's cells are stored together)."""
         with self._db:
-            self._db.execute(
+            self._db.executemany(
                 "INSERT OR REPLACE INTO cells (study, key, position, params, path, performance,"
                 " errors, estimates, seconds, finished) VALUES (:study, :key, :position,"
                 " :params, :path, :performance, :errors, :estimates, :seconds, :finished)",
-                dict(row))
+                [dict(row) for row in rows])
 
     def cells(self, *, with_estimates: bool = False) -> list[dict[str, Any]]:
         """Every finished cell, by study and grid position."""

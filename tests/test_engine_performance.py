@@ -10,7 +10,7 @@ from scipy import stats
 
 from estimators import proportion_ci
 from studies.engine import CellTask, run_cell
-from studies.performance import Estimates, performance
+from studies.performance import Estimates, exact_performance, performance
 from studies.registry import get_study
 
 MEAN_BIAS = get_study("mean_bias")
@@ -109,3 +109,43 @@ def test_exact_path_agrees_with_a_large_monte_carlo_run():
         for measure in ("coverage", "width", "bias"):
             gap = abs(mc[method][measure].value - exact[method][measure].value)
             assert gap <= 4 * mc[method][measure].mcse + 1e-12, (method, measure)
+
+
+def _random_estimates(rng, k):
+    t = rng.normal(0.4, 0.3, k)
+    half = rng.uniform(0.05, 0.5, k)
+    return Estimates(estimate=t, se=half / 2, low=t - half, high=t + half,
+                     reject=rng.random(k) < 0.3)
+
+
+def test_exact_performance_matches_performance_cell_by_cell():
+    rng = np.random.default_rng(5)
+    est = _random_estimates(rng, 40)
+    probability = rng.dirichlet(np.full(40, 0.5), size=6)
+    truths = np.array([0.0, 0.1, 0.4, 0.45, -0.2, 1.0])  # 0: relative bias is nan
+    batched = exact_performance(est, truths, probability)
+    for row, theta, perf in zip(probability, truths, batched, strict=True):
+        alone = performance(est, theta, probability=row)
+        assert list(perf.measures) == list(alone.measures) and perf.n_replicates is None
+        for name, measure in alone.measures.items():
+            assert perf[name].value == pytest.approx(measure.value, abs=1e-12, nan_ok=True)
+            assert perf[name].mcse == 0.0
+
+
+def test_exact_performance_of_a_cell_does_not_depend_on_the_other_cells():
+    # resume may recompute part of a group: its cells must get bit-identical results
+    rng = np.random.default_rng(6)
+    est = _random_estimates(rng, 300)
+    probability = rng.dirichlet(np.ones(300), size=50)
+    truths = rng.uniform(0, 1, 50)
+    whole = exact_performance(est, truths, probability)
+    part = exact_performance(est, truths[7:10], probability[7:10])
+    assert [p.to_dict() for p in whole[7:10]] == [p.to_dict() for p in part]
+
+
+def test_exact_performance_bad_input():
+    est = Estimates(estimate=np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"must be a non-negative \(1, 2\) matrix"):
+        exact_performance(est, [0.5], [[0.5, 0.5, 0.0]])
+    with pytest.raises(ValueError, match="rows must sum to 1"):
+        exact_performance(est, [0.5, 0.5], [[0.5, 0.5], [0.5, 0.4]])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -13,10 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from studies.cli import main
 from studies.design import Grid, Sample, Study
 from studies.engine import results_from_store, run
+from studies.performance import Estimates, performance
 from studies.registry import get_study
 from studies.seeding import cell_key, cell_seed
 
@@ -71,8 +74,10 @@ def test_dask_backend_gives_the_local_results():
                                   dashboard_address=None) as cluster:
         remote = run(["binomial_coverage", "mean_bias"], rng=5, scheduler=cluster.scheduler_address,
                      path="monte-carlo")
+        remote_exact = run(["binomial_coverage"], rng=5, scheduler=cluster.scheduler_address)
     local = run(["binomial_coverage", "mean_bias"], rng=5, workers=1, path="monte-carlo")
     assert _by_key(remote) == _by_key(local)
+    assert _by_key(remote_exact) == _by_key(run(["binomial_coverage"], rng=5, workers=1))
 
 
 def test_unreachable_scheduler_fails_fast_and_cleanly(tmp_path, capsys):
@@ -94,7 +99,10 @@ def test_scheduler_without_dask_says_to_install_the_extra(monkeypatch, capsys, t
 
 def _cells(directory):
     with sqlite3.connect(directory / "run.sqlite") as db:
-        return db.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+        try:
+            return db.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+        except sqlite3.OperationalError:  # the run has created the file but not its schema yet
+            return 0
 
 
 def _study_process(out, *extra):
@@ -277,3 +285,96 @@ def test_user_methods_are_evaluated_and_failures_reported_per_method(tmp_path, m
 def test_mean_bias_rejects_user_methods_of_another_kind(tmp_path):
     with pytest.raises(ValueError, match="does not accept user methods"):
         run([SLOW], methods=["numpy:mean"], rng=1, workers=1)
+
+
+BINOMIAL = get_study("binomial_coverage")
+
+
+def _calls_counted(study, counter):
+    def counted(method):
+        def call(data, params):
+            counter.append(params["n"])
+            return method(data, params)
+        return call
+    return dataclasses.replace(study, methods={m: counted(f) for m, f in study.methods.items()})
+
+
+def test_exact_path_analyses_each_n_once_and_matches_the_unbatched_path():
+    calls: list[int] = []
+    batched = run([_calls_counted(BINOMIAL, calls)], grid="full", rng=1, workers=1)
+    grid = BINOMIAL.grids["full"]
+    n_values = grid.parameters["n"]
+    assert sorted(calls) == sorted(list(n_values) * 2)  # each method once per n, not per p
+    alone = run([dataclasses.replace(BINOMIAL, estimates_depend_on=None)], grid="full", rng=1,
+                workers=1)
+    cells = batched["binomial_coverage"].cells
+    assert len(cells) == len(alone["binomial_coverage"].cells) == len(grid.cells())
+    for cell, single in zip(cells, alone["binomial_coverage"].cells, strict=True):
+        assert cell.key == single.key and cell.params == single.params
+        for method, perf in cell.performance.items():
+            for name, measure in perf.measures.items():
+                assert measure.value == pytest.approx(
+                    single.performance[method][name].value, abs=1e-12)
+
+
+def test_exact_path_matches_scipy_binomial_probabilities_on_the_full_grid():
+    result = run(["binomial_coverage"], grid="full", rng=1, workers=2)["binomial_coverage"]
+    for cell in result.cells[::7]:
+        n, p = cell.params["n"], cell.params["p"]
+        x = np.arange(n + 1)
+        for method, perf in cell.performance.items():
+            reference = performance(BINOMIAL.methods[method](x, cell.params), p,
+                                    probability=stats.binom.pmf(x, n, p),
+                                    measures=BINOMIAL.measures)
+            for name, measure in reference.measures.items():
+                assert perf[name].value == pytest.approx(measure.value, abs=1e-12), (cell, name)
+
+
+def test_resume_recomputes_only_the_missing_cells_of_a_partly_stored_group(tmp_path):
+    out = tmp_path / "run"
+    whole = run(["binomial_coverage"], rng=1, workers=1, out=out)
+    rows = "SELECT rowid, key FROM cells"
+    with sqlite3.connect(out / "run.sqlite") as db:
+        assert {row[0] for row in db.execute("SELECT length(estimates) FROM cells")} == {0}
+        db.execute("DELETE FROM cells WHERE json_extract(params, '$.n') = 30 "
+                   "AND json_extract(params, '$.p') > 0.08")
+        kept = set(db.execute(rows))
+    progress: list[tuple[int, int]] = []
+    resumed = run(["binomial_coverage"], rng=1, workers=1, out=out, resume=True,
+                  on_cell=lambda done, total: progress.append((done, total)))
+    assert progress == [(12, 12)]  # one task: the missing cells of the n = 30 group
+    with sqlite3.connect(out / "run.sqlite") as db:
+        assert kept < set(db.execute(rows))  # stored rows, n = 30 p = 0.05 too, not rewritten
+    assert _by_key(resumed) == _by_key(whole)
+
+
+def test_estimates_depend_on_must_name_grid_parameters():
+    with pytest.raises(ValueError, match=r"must name parameters of its quick grid; got \['m'\]"):
+        dataclasses.replace(BINOMIAL, estimates_depend_on=("n", "m"))
+    with pytest.raises(ValueError, match="needs `enumerate_outcomes`"):
+        dataclasses.replace(MEAN, estimates_depend_on=("n",))
+    lacking = Grid({"n": [10], "p": [0.5]}, n_replicates=10)
+    with pytest.raises(ValueError, match="parameters of its given grid; got \\['confidence_level"):
+        run([BINOMIAL], grid=lacking, rng=1, workers=1)
+
+
+def _zero(params):
+    return 0.0
+
+
+def _blas_threads(samples, params):
+    """Estimate: the OpenBLAS thread count the worker was started with."""
+    return Estimates(estimate=np.full(len(samples), float(os.environ["OPENBLAS_NUM_THREADS"])))
+
+
+THREADS = dataclasses.replace(MEAN, name="threads", truth=_zero, measures=("bias",),
+                              methods={"threads": _blas_threads})
+
+
+def test_local_workers_start_with_single_threaded_blas(monkeypatch):
+    # 2 workers on 2 cores, each with its own BLAS threads, oversubscribe the machine
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    result = run([THREADS], rng=1, workers=2)["threads"]
+    assert not result.first_errors()
+    assert [row["value"] for row in result.rows("bias")] == pytest.approx([1.0] * 9)
+    assert "OPENBLAS_NUM_THREADS" not in os.environ  # the coordinator's setting is restored
