@@ -62,7 +62,8 @@ def _expand(names: list[str]) -> list[str]:
 def _list(args: argparse.Namespace) -> int:
     for name in study_names():
         study = get_study(name)
-        doc = (importlib.import_module(STUDY_MODULES[name]).__doc__ or "").strip()
+        module = STUDY_MODULES[name].partition(":")[0]
+        doc = (importlib.import_module(module).__doc__ or "").strip()
         path = "exact" if study.enumerate_outcomes is not None else "monte-carlo"
         grids = ", ".join(f"{g}: {len(study.grids[g].cells())} cells" for g in study.grids)
         print(f"{name} (v{study.version}, {path}): {doc.splitlines()[0] if doc else ''}")

@@ -165,6 +165,8 @@ class _Weights:
         return 0.0 if self.n is None else math.sqrt(self.var(x) / self.n)
 
     def se_of_proportion(self, share: float) -> float:
+        # Weighted sums can land a rounding error outside [0, 1] (e.g. 1 + 4e-16).
+        share = min(max(share, 0.0), 1.0)
         return 0.0 if self.n is None else math.sqrt(share * (1.0 - share) / self.n)
 
 

@@ -13,9 +13,14 @@ from studies.design import Study
 
 __all__ = ["STUDY_MODULES", "get_study", "load_object", "study_names"]
 
-# Registered studies: name -> module defining STUDY. Keep sorted by name.
+# Registered studies: name -> module defining STUDY (or "module:ATTRIBUTE"). Keep sorted.
 STUDY_MODULES: dict[str, str] = {
+    "bias_f1": "studies.study_bias_f1",
+    "bias_sampling": "studies.study_bias_sampling",
+    "bias_sequential": "studies.study_bias_sequential",
     "binomial_coverage": "studies.study_binomial_coverage",
+    "coverage_f1": "studies.study_coverage_f1",
+    "coverage_f1_exact": "studies.study_coverage_f1:EXACT_STUDY",
     "mean_bias": "studies.study_mean_bias",
 }
 
@@ -56,6 +61,8 @@ def get_study(name: str) -> Study:
     if name not in STUDY_MODULES:
         raise ValueError(
             f"`study` must be one of {', '.join(study_names())}; got {name!r}.")
-    study = importlib.import_module(STUDY_MODULES[name]).STUDY
+    target = STUDY_MODULES[name]
+    study = (load_object(target, "study") if ":" in target
+             else importlib.import_module(target).STUDY)
     assert isinstance(study, Study)
     return study

@@ -187,7 +187,7 @@ def finished_run(tmp_path_factory):
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["study", "run", "nosuch"], "`study` must be one of binomial_coverage, mean_bias; got"),
+    (["study", "run", "nosuch"], "`study` must be one of bias_f1, bias_sampling, "),
     (["study", "run", "mean_bias", "--grid", "huge"], "`grid` must be one of ['full', 'quick']"),
     (["study", "run", "mean_bias", "--workers", "0"], "must be a positive integer"),
     (["study", "run", "mean_bias", "--method", "nomodule_xyz:f"], "cannot be imported"),

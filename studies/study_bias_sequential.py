@@ -1,0 +1,177 @@
+"""Sequential testing bias: stopping training when a reused test set first shows F1 >= theta.
+
+Aims
+    Measure how optimistic the F1 reported at stopping is when a sequence of classifiers of
+    rising true F1 is tested on one reused test set and training stops the first time the
+    estimate reaches ``theta`` (Bagdouri et al. 2013, sections 1-3; the certification
+    failures of section 6, Figures 4 and 6, whose cause they name as this bias); how often the
+    true F1 is then below ``theta``; and the coverage of the 95% lower one-sided confidence
+    interval (LOSCI) at stopping. Compare with the paper's remedy (section 3): a fresh
+    certification test set of a size fixed in advance, used once, which must show no bias.
+Data-generating mechanisms
+    Classifier ``k = 1..K`` (``K = 30``) has true F1 ``F_k = F_inf - (F_inf - F_1)
+    exp(-(k - 1) / 8)``, ``F_1 = 0.5``, ``F_inf = 0.8`` (a learning curve), with precision =
+    recall = ``F_k``: it finds a relevant document with probability ``F_k`` and flags a
+    nonrelevant one with probability ``s_k = pi (1 - F_k) / (1 - pi)``, so population F1 is
+    ``F_k``. The reused test set has ``n`` documents, each relevant with probability ``pi``.
+    The classifiers' errors on it are correlated through a latent per-document score: document
+    ``i`` is flagged by classifier ``k`` when ``Phi(rho z_i + sqrt(1 - rho^2) e_ik)`` is below
+    its rate (``z_i``, ``e_ik`` independent standard normals), so each classifier has the
+    stated rates and ``rho`` sets how much of a document's difficulty is shared along the
+    sequence (``rho = 0``: independent draws per classifier, the simpler approximation;
+    ``rho = 0.9``: mostly the same documents are missed). If no estimate reaches ``theta``,
+    training ends at ``K``. The certification set has ``n_cert`` documents, drawn afresh.
+    Quick grid: ``n`` 200, 500 x ``pi`` 0.2, 0.3 x ``rho`` 0, 0.9, ``theta = 0.75``,
+    ``n_cert = 1000`` (8 cells, 4,000 replicates). Full grid: ``n`` 100-1,000 x ``pi``
+    0.05-0.5 x ``rho`` 0, 0.5, 0.9 x ``theta`` 0.7, 0.75 (96 cells, 10,000 replicates).
+Estimands
+    The error of the reported F1 about the true F1 ``F_tau`` of the stopped classifier ``tau``,
+    whose target is 0: ``tau`` is random, so each method returns ``estimate - F_tau`` and its
+    LOSCI shifted by ``-F_tau`` (the engine takes one true value per cell).
+Methods
+    ``reused-test-set``: the estimate on the reused test set at stopping and its 95% LOSCI
+    (``f1_ci``, delta method, ``alternative="greater"``). ``fresh-certification-set``: the same
+    stopping rule; classifier ``tau`` is then tested once on the fresh certification set.
+    ``rejection`` is the rate of a false claim that F1 >= ``theta``: for the reused set the
+    claim is the stop itself (``F_tau < theta``); for the certification set it is a passed
+    certification (LOSCI lower bound >= ``theta``) with ``F_tau < theta``.
+Performance measures
+    Bias (the optimism), empirical SE, MSE, coverage of the LOSCI, its mean width (``1 -``
+    lower bound) and the false-claim rate, with MCSE (Morris et al. 2019, Table 6).
+
+References
+----------
+Bagdouri, M., Webber, W., Lewis, D. D. & Oard, D. W. (2013). Towards minimizing the annotation
+cost of certified text classification. *CIKM* (seed 000), sections 1-3 and 6, Figures 4, 6.
+Morris, White & Crowther (2019), *Statistics in Medicine* 38, 2074-2102.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from estimators import f1_ci
+from studies.design import Grid, Params, Sample, Study
+from studies.performance import Estimates
+
+__all__ = ["STUDY", "true_f1"]
+
+Array = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+N_CLASSIFIERS = 30
+F1_FIRST, F1_LIMIT, CURVE_SCALE = 0.5, 0.8, 8.0
+LEVEL = 0.95
+
+
+def true_f1() -> Array:
+    """``F_k``, the true F1 of classifiers ``1..K`` along the learning curve."""
+    k = np.arange(N_CLASSIFIERS)
+    curve: Array = F1_LIMIT - (F1_LIMIT - F1_FIRST) * np.exp(-k / CURVE_SCALE)
+    return curve
+
+
+def truth(params: Params) -> float:
+    """0: every method reports its error about the stopped classifier's true F1."""
+    return 0.0
+
+
+def _rates(f1: Array, prevalence: float) -> tuple[Array, Array]:
+    """Recall and false-positive rate giving precision = recall = ``f1``."""
+    return f1, prevalence * (1.0 - f1) / (1.0 - prevalence)
+
+
+def _counts(rng: np.random.Generator, params: Params, n_replicates: int) -> IntArray:
+    """Counts ``(tp, fp, fn, tn)`` of every classifier on the reused test set, (R, K, 4)."""
+    n, pi, rho = int(params["n"]), float(params["prevalence"]), float(params["rho"])
+    recall, false_rate = _rates(true_f1(), pi)
+    relevant = rng.random((n_replicates, n)) < pi
+    shared = rho * rng.standard_normal((n_replicates, n))
+    out = np.empty((n_replicates, N_CLASSIFIERS, 4), dtype=np.int64)
+    n_rel = relevant.sum(axis=1)
+    for k in range(N_CLASSIFIERS):  # a loop over classifiers; documents and replicates are arrays
+        score = special.ndtr(shared + math.sqrt(1.0 - rho * rho)
+                             * rng.standard_normal((n_replicates, n)))
+        flagged = score < np.where(relevant, recall[k], false_rate[k])
+        tp = (flagged & relevant).sum(axis=1)
+        fp = flagged.sum(axis=1) - tp
+        out[:, k] = np.stack([tp, fp, n_rel - tp, n - n_rel - fp], axis=1)
+    return out
+
+
+def _fresh_counts(rng: np.random.Generator, params: Params, stopped: IntArray) -> IntArray:
+    """Counts of each replicate's stopped classifier on a fresh certification set, (R, 4)."""
+    n, pi = int(params["n_cert"]), float(params["prevalence"])
+    recall, false_rate = _rates(true_f1()[stopped], pi)
+    n_rel = rng.binomial(n, pi, size=stopped.size)
+    tp = rng.binomial(n_rel, recall)
+    fp = rng.binomial(n - n_rel, false_rate)
+    return np.stack([tp, fp, n_rel - tp, n - n_rel - fp], axis=1)
+
+
+def stopping_index(estimates: Array, theta: float) -> IntArray:
+    """First classifier whose estimate reaches ``theta`` (the last one if none does)."""
+    reached = estimates >= theta
+    first: IntArray = np.where(reached.any(axis=1), reached.argmax(axis=1), N_CLASSIFIERS - 1)
+    return first
+
+
+def _f1(counts: IntArray) -> Array:
+    """Plug-in F1 (0 when undefined: no relevant document found or flagged)."""
+    tp = counts[..., 0].astype(np.float64)
+    denominator = 2.0 * tp + counts[..., 1] + counts[..., 2]
+    return np.divide(2.0 * tp, denominator, out=np.zeros_like(tp), where=denominator > 0)
+
+
+def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
+    """Per replicate: the stopped classifier, its reused-set and fresh-set counts."""
+    gen = np.random.default_rng(rng)
+    counts = _counts(gen, params, n_replicates)
+    stopped = stopping_index(_f1(counts), float(params["theta"]))
+    reused = counts[np.arange(n_replicates), stopped]
+    return Sample(data=(stopped, reused, _fresh_counts(gen, params, stopped)),
+                  size=n_replicates)
+
+
+def _report(counts: IntArray, stopped: IntArray, params: Params, claim: Any) -> Estimates:
+    """Error and shifted LOSCI about the stopped classifier's true F1; false-claim flags."""
+    true = true_f1()[stopped]
+    low = np.asarray(f1_ci(*counts.T, confidence_level=LEVEL, alternative="greater").low)
+    low = np.nan_to_num(low, nan=0.0)  # undefined F1 claims nothing: the bound is 0
+    below = true < float(params["theta"])
+    return Estimates(estimate=_f1(counts) - true, low=low - true, high=1.0 - true,
+                     reject=below & claim(low))
+
+
+def _reused(data: tuple[IntArray, IntArray, IntArray], params: Params) -> Estimates:
+    stopped, reused, _ = data
+    return _report(reused, stopped, params, lambda low: np.ones(low.shape, dtype=np.bool_))
+
+
+def _fresh(data: tuple[IntArray, IntArray, IntArray], params: Params) -> Estimates:
+    stopped, _, fresh = data
+    theta = float(params["theta"])
+    return _report(fresh, stopped, params, lambda low: low >= theta)
+
+
+STUDY = Study(
+    name="bias_sequential",
+    version="1",
+    grids={
+        "quick": Grid({"n": [200, 500], "prevalence": [0.2, 0.3], "rho": [0.0, 0.9],
+                       "theta": [0.75], "n_cert": [1000]}, n_replicates=4_000),
+        # n and replicates bounded by memory: each classifier draws an (R, n) array
+        "full": Grid({"n": [100, 200, 500, 1000], "prevalence": [0.05, 0.1, 0.2, 0.5],
+                      "rho": [0.0, 0.5, 0.9], "theta": [0.7, 0.75], "n_cert": [1000]},
+                     n_replicates=10_000),
+    },
+    truth=truth,
+    generate=generate,
+    methods={"reused-test-set": _reused, "fresh-certification-set": _fresh},
+    measures=("bias", "empirical_se", "mse", "coverage", "width", "rejection"),
+)

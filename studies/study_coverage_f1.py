@@ -1,0 +1,330 @@
+"""Coverage and width of the F1 confidence intervals, two-sided and one-sided (LOSCI).
+
+Aims
+    Measure how well every `estimators.f1_ci` method (``F1_METHODS``: delta, logit-delta,
+    beta-posterior, bootstrap) covers population F1, as a two-sided interval and as the lower
+    one-sided interval ``[low, 1]`` (LOSCI) used for certification (Bagdouri, Webber, Lewis &
+    Oard 2013, section 2 and section 5.3: "a 1 - alpha = 95% lower one-sided confidence
+    interval"), under both sampling designs, and identify where each method under-covers and by
+    how much (`summary`, `undercovering_cells`).
+Data-generating mechanisms
+    A logically infinite population of documents with prevalence ``pi`` and a classifier whose
+    precision equals its recall, both equal to population F1 ``F``; its confusion-matrix
+    proportions are ``tp = F pi``, ``fp = fn = pi (1 - F)``, ``tn = 1 - pi (2 - F)`` and its
+    retrieved share is ``q = pi``. A test sample of ``n`` documents is drawn
+
+    * ``design="srs"``: simply at random: ``(tp, fp, fn, tn) ~ Multinomial(n, ...)``;
+    * ``design="stratified"``: the retrieved and unretrieved segments independently, with
+      proportional allocation ``n1 = round(n q)`` (at least 1 in each segment), ``n0 = n - n1``:
+      ``tp ~ Bin(n1, F)`` (precision) and ``fn ~ Bin(n0, pi (1 - F) / (1 - pi))``; the
+      estimators know ``q`` (population sizes ``(q, 1 - q) * 10^6``).
+
+    Prevalence spans 3%-50% (the 29 RCV1-v2 topics of seed 000, section 5.1, span 3.1%-47.4%),
+    F1 0.3-0.95 and ``n`` 50-5,000 (quick: 36 cells; full: 504 cells). Confidence level 0.95.
+Estimands
+    Population F1 ``F``.
+Methods
+    For each ``m`` in ``F1_METHODS``: ``m`` (two-sided) and ``m-losci`` (``alternative=
+    "greater"``), both from ``f1_ci`` at the cell's confidence level. The Monte Carlo methods
+    use ``draws`` posterior or bootstrap draws per interval (a grid parameter: 1,000 on the
+    quick grid, 2,000 on the full one); their randomness comes from the cell's stream (an
+    entropy drawn in `generate`), the same for every method of a cell. A user method
+    (``--method module:callable``) has ``f1_ci``'s signature without ``method``:
+    ``ci(tp, fp, fn, tn, *, confidence_level, alternative, design, population_sizes, rng,
+    draws) -> (low, high)`` on int arrays, e.g. ``functools.partial(f1_ci, method="delta")``;
+    it is assessed two-sided.
+
+    **Undefined intervals.** Where a method returns nan (F1 undefined, ``2 tp + fp + fn = 0``,
+    for every method; also ``F1 = 0`` or ``1`` for logit-delta) the interval counts as **not
+    covering**, the conservative choice: it is replaced by ``[0, 0]``, which cannot cover
+    since every population F1 here is >= 0.3, and has width 0. The share of undefined
+    intervals is reported as the ``rejection`` measure (the mean of a per-replicate boolean,
+    with its MCSE); read ``width`` (which averages over all replicates) together with it.
+Performance measures
+    Coverage, mean width and the undefined share, each with its Monte Carlo SE (Morris et al.
+    2019, Table 6). `STUDY` runs on the Monte Carlo path (replicates drawn vectorized:
+    one multinomial or two binomial calls per cell; the Monte Carlo methods' draws are made in
+    chunks of `CHUNK` replicates). `EXACT_STUDY` computes the deterministic methods (delta,
+    logit-delta) under SRS **exactly**: their SRS intervals depend only on ``tp`` and
+    ``e = fp + fn``, a trinomial with ``(n + 1)(n + 2) / 2`` outcomes, enumerated for
+    ``n <= 1000`` (MCSE = 0); the cells of one ``n`` share the enumeration
+    (``estimates_depend_on``).
+
+The engine chooses one path per run (exact when a study can enumerate its outcomes), so the
+exact cells are a second `Study` of this module (``coverage_f1_exact``) rather than a per-cell
+choice in `STUDY`.
+
+References
+----------
+Bagdouri, M., Webber, W., Lewis, D. D. & Oard, D. W. (2013). Towards minimizing the annotation
+cost of certified text classification. CIKM. Section 4.3 (Jeffreys Beta posteriors), section
+5.1 (RCV1-v2 prevalences), Table 1 (the LOSCI-based certification test passes at its nominal
+rate, the claim this study checks interval by interval), Appendix A (delta-method variance).
+Morris, T. P., White, I. R. & Crowther, M. J. (2019). Using simulation studies to evaluate
+statistical methods. *Statistics in Medicine* 38, 2074-2102 (ADEMP; MCSE, Table 6).
+Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion.
+*Statistical Science* 16, 101-133 (the Wald-type intervals' erratic coverage at small ``n pi``,
+which the delta interval inherits).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from estimators import F1_METHODS, f1_ci
+from studies.design import Grid, Method, Params, Sample, Study
+from studies.engine import StudyResult
+from studies.performance import Estimates
+
+__all__ = ["CHUNK", "EXACT_STUDY", "STUDY", "summary", "undercovering_cells", "wrap_method"]
+
+IntArray = NDArray[np.int64]
+
+CHUNK = 1_000  # replicates per f1_ci call: bounds the draws x replicates arrays' memory
+POPULATION = 10**6  # nominal segment sizes giving the stratified estimators the exact q
+DETERMINISTIC = ("delta", "logit-delta")
+
+
+def cell_proportions(params: Params) -> NDArray[np.float64]:
+    """Population proportions ``(tp, fp, fn, tn)`` of a cell (precision = recall = F1)."""
+    prevalence, f1 = float(params["prevalence"]), float(params["f1"])
+    if not (0.0 < prevalence <= 0.5 and 0.0 < f1 < 1.0):
+        raise ValueError(f"`prevalence` must be in (0, 0.5] and `f1` in (0, 1); got "
+                         f"{prevalence!r} and {f1!r}.")
+    error = prevalence * (1.0 - f1)
+    return np.array([f1 * prevalence, error, error, 1.0 - prevalence * (2.0 - f1)])
+
+
+def truth(params: Params) -> float:
+    """The estimand: population F1 (> 0, so the ``[0, 0]`` stand-in never covers it)."""
+    return float(params["f1"])
+
+
+def allocation(params: Params) -> tuple[int, int]:
+    """Proportional allocation ``(n1, n0)`` of the stratified design, >= 1 in each segment."""
+    n = int(params["n"])
+    n1 = min(max(round(n * float(params["prevalence"])), 1), n - 1)
+    return n1, n - n1
+
+
+def population_sizes(params: Params) -> tuple[int, int] | None:
+    """``(N1, N0)`` with ``N1 / (N1 + N0) = q`` for the stratified design; None for SRS."""
+    if params["design"] != "stratified":
+        return None
+    retrieved = round(POPULATION * float(params["prevalence"]))
+    return retrieved, POPULATION - retrieved
+
+
+def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
+    """``n_replicates`` test samples as rows ``(tp, fp, fn, tn)``, and the methods' entropy."""
+    gen = np.random.default_rng(rng)
+    tp_p, fp_p, fn_p, _ = cell_proportions(params)
+    if params["design"] == "srs":
+        counts = gen.multinomial(int(params["n"]), cell_proportions(params), size=n_replicates)
+    else:
+        n1, n0 = allocation(params)
+        tp = gen.binomial(n1, tp_p / (tp_p + fp_p), size=n_replicates)
+        fn = gen.binomial(n0, fn_p / (1.0 - tp_p - fp_p), size=n_replicates)
+        counts = np.column_stack([tp, n1 - tp, fn, n0 - fn])
+    entropy = int(gen.integers(2**63))
+    return Sample(data=(counts.astype(np.int64), entropy), size=n_replicates)
+
+
+def _trinomial_outcomes(n: int) -> IntArray:
+    """Every ``(tp, e, tn)`` with ``tp + e + tn = n``, as rows (``(n + 1)(n + 2) / 2``)."""
+    total, tp = np.tril_indices(n + 1)  # total = tp + e runs over 0..n, tp over 0..total
+    return np.column_stack([tp, total - tp, n - total]).astype(np.int64)
+
+
+def enumerate_outcomes(cells: Sequence[Params]) -> Sample:
+    """SRS outcomes ``(tp, e, 0, tn)`` (fp carries ``e = fp + fn``) with trinomial probabilities.
+
+    Exact for the deterministic methods, whose SRS intervals depend on ``tp`` and ``e`` only.
+    Probabilities in log space for the whole (cells x outcomes) matrix.
+    """
+    n = int(cells[0]["n"])
+    outcomes = _trinomial_outcomes(n)
+    props = np.array([cell_proportions(params) for params in cells])
+    probs = np.column_stack([props[:, 0], props[:, 1] + props[:, 2], props[:, 3]])
+    log_coef = special.gammaln(n + 1) - special.gammaln(outcomes + 1).sum(axis=1)
+    log_p = log_coef + sum(special.xlogy(outcomes[:, k], probs[:, k:k + 1]) for k in range(3))
+    probability = np.exp(log_p)
+    counts = np.column_stack([outcomes[:, 0], outcomes[:, 1], np.zeros_like(outcomes[:, 0]),
+                              outcomes[:, 2]])
+    return Sample(data=(counts, 0), size=outcomes.shape[0],
+                  probability=probability / probability.sum(axis=1, keepdims=True))
+
+
+def _intervals(ci: Callable[..., Any], alternative: str, data: tuple[IntArray, int],
+               params: Params) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    counts, entropy = data
+    gen = np.random.default_rng(entropy)
+    kwargs = {"confidence_level": float(params["confidence_level"]), "alternative": alternative,
+              "design": params["design"], "population_sizes": population_sizes(params),
+              "rng": gen, "draws": int(params.get("draws", CHUNK))}
+    lows, highs = [], []
+    for start in range(0, counts.shape[0], CHUNK):
+        block = counts[start:start + CHUNK]
+        low, high = ci(block[:, 0], block[:, 1], block[:, 2], block[:, 3], **kwargs)
+        lows.append(np.asarray(low, dtype=np.float64))
+        highs.append(np.asarray(high, dtype=np.float64))
+    return np.concatenate(lows), np.concatenate(highs)
+
+
+def _analyse(ci: Callable[..., Any], alternative: str, data: tuple[IntArray, int],
+             params: Params) -> Estimates:
+    low, high = _intervals(ci, alternative, data, params)
+    undefined = np.isnan(low) | np.isnan(high)
+    # an undefined interval counts as not covering: [0, 0] misses every F1 > 0
+    return Estimates(low=np.where(undefined, 0.0, low), high=np.where(undefined, 0.0, high),
+                     reject=undefined)
+
+
+def wrap_method(ci: Callable[..., Any], alternative: str = "two-sided") -> Method:
+    """A `Method` from ``ci(tp, fp, fn, tn, **f1_ci keywords but method) -> (low, high)``."""
+    return functools.partial(_analyse, ci, alternative)
+
+
+def _methods(names: Sequence[str]) -> dict[str, Method]:
+    methods: dict[str, Method] = {}
+    for name in names:
+        ci = functools.partial(f1_ci, method=name)
+        methods[name] = wrap_method(ci)
+        methods[f"{name}-losci"] = wrap_method(ci, "greater")
+    return methods
+
+
+_MEASURES = ("coverage", "width", "rejection")
+# Replicates are powers of 2: the engine's weights 1/R are then exact, so a share of 1 (every
+# LOSCI covering) sums to exactly 1; with R = 1000 it sums to 1 + 4e-16 and the engine's
+# MCSE sqrt(c (1 - c) / R) fails with a math domain error.
+
+STUDY = Study(
+    name="coverage_f1",
+    version="1",
+    grids={
+        "quick": Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.15, 0.5],
+                       "f1": [0.3, 0.7, 0.95], "n": [50, 500], "confidence_level": [0.95],
+                       "draws": [1_000]}, n_replicates=1_024),
+        "full": Grid({"design": ["srs", "stratified"],
+                      "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
+                      "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],
+                      "n": [50, 100, 200, 500, 1000, 2000, 5000], "confidence_level": [0.95],
+                      "draws": [2_000]}, n_replicates=4_096),
+    },
+    truth=truth,
+    generate=generate,
+    methods=_methods(F1_METHODS),
+    measures=_MEASURES,
+    wrap_method=wrap_method,
+    parameter_space=(0.0, 1.0),
+)
+
+EXACT_STUDY = Study(
+    name="coverage_f1_exact",
+    version="1",
+    grids={
+        "quick": Grid({"design": ["srs"], "prevalence": [0.03, 0.15, 0.5],
+                       "f1": [0.3, 0.7, 0.95], "n": [50, 100, 200],
+                       "confidence_level": [0.95]}, n_replicates=2),
+        "full": Grid({"design": ["srs"], "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
+                      "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],
+                      "n": [50, 100, 200, 300, 500, 1000], "confidence_level": [0.95]},
+                     n_replicates=2),
+    },
+    truth=truth,
+    generate=generate,
+    methods=_methods(DETERMINISTIC),
+    measures=_MEASURES,
+    enumerate_outcomes=enumerate_outcomes,
+    estimates_depend_on=("design", "n", "confidence_level"),
+    wrap_method=wrap_method,
+    parameter_space=(0.0, 1.0),
+)
+
+
+def _cell_rows(result: StudyResult, method: str | None = None) -> list[dict[str, Any]]:
+    """One row per (cell, method): params, coverage, shortfall, width, undefined share, MCSEs."""
+    rows = []
+    for cell in result.cells:
+        for name, perf in cell.performance.items():
+            if method is not None and name != method:
+                continue
+            cover = perf["coverage"]
+            rows.append({"params": dict(cell.params), "method": name,
+                         "coverage": cover.value, "coverage_mcse": cover.mcse,
+                         "shortfall": float(cell.params["confidence_level"]) - cover.value,
+                         "width": perf["width"].value, "undefined": perf["rejection"].value,
+                         "undefined_mcse": perf["rejection"].mcse})
+    return rows
+
+
+def _under(row: dict[str, Any], margin: float, z: float) -> bool:
+    return bool(row["shortfall"] - margin > z * row["coverage_mcse"])
+
+
+def summary(result: StudyResult, *, margin: float = 0.01, z: float = 1.96
+            ) -> dict[str, dict[str, Any]]:
+    """Per method: mean and minimum coverage, largest shortfall, share of under-covering cells.
+
+    Parameters
+    ----------
+    result : StudyResult
+        Results of `STUDY` or `EXACT_STUDY`.
+    margin : float
+        A cell under-covers when its coverage is below ``nominal - margin`` by more than ``z``
+        MCSE (exact path, MCSE = 0: simply below ``nominal - margin``).
+    z : float
+        Normal quantile applied to each cell's MCSE.
+
+    Returns
+    -------
+    dict of str to dict
+        By method: ``cells``; ``mean_coverage`` and ``mean_coverage_mcse`` (cells independent:
+        the root sum of squared MCSEs over the number of cells); ``min_coverage`` and its
+        ``min_coverage_mcse``; ``max_shortfall`` (nominal minus the minimum coverage) and
+        ``worst_cell`` (its params); ``share_under`` (share of cells under-covering);
+        ``mean_width``; ``mean_undefined`` (share of undefined, hence non-covering,
+        intervals) and its MCSE.
+
+    References
+    ----------
+    Morris, White & Crowther (2019), Statistics in Medicine 38:2074-2102, Table 6.
+    """
+    by_method: dict[str, list[dict[str, Any]]] = {}
+    for row in _cell_rows(result):
+        by_method.setdefault(row["method"], []).append(row)
+    out = {}
+    for method, rows in by_method.items():
+        k = len(rows)
+        worst = min(rows, key=lambda r: r["coverage"])
+        out[method] = {
+            "cells": k,
+            "mean_coverage": sum(r["coverage"] for r in rows) / k,
+            "mean_coverage_mcse": math.sqrt(sum(r["coverage_mcse"] ** 2 for r in rows)) / k,
+            "min_coverage": worst["coverage"], "min_coverage_mcse": worst["coverage_mcse"],
+            "max_shortfall": worst["shortfall"], "worst_cell": worst["params"],
+            "share_under": sum(_under(r, margin, z) for r in rows) / k,
+            "mean_width": sum(r["width"] for r in rows) / k,
+            "mean_undefined": sum(r["undefined"] for r in rows) / k,
+            "mean_undefined_mcse": math.sqrt(sum(r["undefined_mcse"] ** 2 for r in rows)) / k,
+        }
+    return out
+
+
+def undercovering_cells(result: StudyResult, *, margin: float = 0.01, z: float = 1.96,
+                        method: str | None = None) -> list[dict[str, Any]]:
+    """The (cell, method) rows that under-cover (see `summary`), largest shortfall first.
+
+    Each row has the cell's ``params``, ``method``, ``coverage`` and ``coverage_mcse``,
+    ``shortfall`` (nominal minus coverage), ``width``, ``undefined`` and ``undefined_mcse``.
+    """
+    rows = [r for r in _cell_rows(result, method) if _under(r, margin, z)]
+    return sorted(rows, key=lambda r: -r["shortfall"])

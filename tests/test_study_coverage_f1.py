@@ -1,0 +1,143 @@
+"""The coverage_f1 study's findings, pinned with the engine's statistical assertions."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from estimators import f1_ci, f1_estimate
+from studies.assertions import assert_coverage, assert_measure
+from studies.design import Grid, Study
+from studies.engine import run
+from studies.study_coverage_f1 import (
+    EXACT_STUDY,
+    STUDY,
+    enumerate_outcomes,
+    summary,
+    undercovering_cells,
+    wrap_method,
+)
+
+
+def _exact(**parameters) -> dict:
+    grid = Grid({"design": ["srs"], "confidence_level": [0.95], **parameters}, n_replicates=2)
+    return run([EXACT_STUDY], grid=grid, rng=0, workers=1)["coverage_f1_exact"]
+
+
+def _only(study: Study, *names: str, **extra) -> Study:
+    """``study`` with only the methods ``names`` (and ``extra`` ones): a cheaper run."""
+    return dataclasses.replace(study, methods={**{k: study.methods[k] for k in names}, **extra})
+
+
+@pytest.fixture(scope="module")
+def rare_small():
+    # rare class, small test set: the regime where the normal approximations break down
+    return _exact(prevalence=[0.03], f1=[0.3, 0.7], n=[50, 100])
+
+
+@pytest.fixture(scope="module")
+def moderate():
+    # n = 1000, prevalence >= 15%, F1 <= 0.7: the certification regime of seed 000 section 5
+    return _exact(prevalence=[0.15, 0.5], f1=[0.5, 0.7], n=[1000])
+
+
+def test_enumeration_is_a_probability_distribution_of_the_trinomial():
+    cells = [{"design": "srs", "prevalence": 0.1, "f1": 0.7, "n": 20, "confidence_level": 0.95}]
+    sample = enumerate_outcomes(cells)
+    tp, e, fn, tn = sample.data[0].T
+    assert sample.size == 21 * 22 // 2 and np.all(fn == 0) and np.all(tp + e + tn == 20)
+    # the marginal of tp is Binomial(n, F pi)
+    marginal = np.bincount(tp, weights=sample.probability[0], minlength=21)
+    np.testing.assert_allclose(marginal, stats.binom.pmf(np.arange(21), 20, 0.07), atol=1e-13)
+
+
+def test_exact_coverage_agrees_with_monte_carlo():
+    cell = {"prevalence": [0.15], "f1": [0.7], "n": [50]}
+    exact = _exact(**cell).rows("coverage", method="delta")[0]["value"]
+    grid = Grid({"design": ["srs"], **cell, "confidence_level": [0.95], "draws": [10]},
+                n_replicates=8192)
+    mc = run([_only(STUDY, "delta")], grid=grid, rng=4, workers=1)["coverage_f1"]
+    assert_measure(mc, "coverage", exact, method="delta")
+
+
+def test_undefined_share_is_the_probability_of_an_empty_f1(rare_small):
+    # 2 tp + fp + fn = 0 has probability (1 - pi (2 - F))^n: every method's nan share
+    for row in rare_small.rows("rejection", method="delta"):
+        p = row["params"]
+        expected = (1.0 - p["prevalence"] * (2.0 - p["f1"])) ** p["n"]
+        assert row["value"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_delta_undercovers_at_small_n_with_rare_classes(rare_small):
+    # Exact: 0.29-0.71 two-sided, 0.59-0.92 one-sided against 0.95 (the Wald-type failure of
+    # Brown, Cai & DasGupta 2001 at small n pi: here the expected tp is 0.45-2.1).
+    for method in ("delta", "delta-losci"):
+        with pytest.raises(AssertionError, match="4 of 4 coverage checks failed"):
+            assert_coverage(rare_small, 0.95, method=method, tolerance=0.02,
+                            alternative="greater")
+    assert max(r["value"] for r in rare_small.rows("coverage", method="delta")) < 0.75
+    assert {r["params"]["n"] for r in undercovering_cells(rare_small, method="delta")} == {50, 100}
+
+
+def test_delta_losci_is_near_nominal_at_moderate_n_and_prevalence(moderate):
+    # Exact coverage 0.941-0.949: at most 0.015 short of 0.95 (it is short: F1's sampling
+    # distribution is left-skewed, so the symmetric lower bound sits too high)
+    assert_coverage(moderate, 0.95, method="delta-losci", tolerance=0.015, alternative="greater")
+    assert_coverage(moderate, 0.95, method="delta", tolerance=0.01)
+    assert all(r["value"] < 0.95 for r in moderate.rows("coverage", method="delta-losci"))
+
+
+def test_logit_delta_bounds_stay_inside_the_unit_interval():
+    sample = enumerate_outcomes([{"design": "srs", "prevalence": 0.3, "f1": 0.7, "n": 60,
+                                  "confidence_level": 0.95}])
+    tp, fp, fn, tn = sample.data[0].T
+    low, high = f1_ci(tp, fp, fn, tn, method="logit-delta")
+    point = np.asarray(f1_estimate(tp, fp, fn, tn).estimate)
+    interior = (point > 0) & (point < 1)
+    assert np.all(np.isnan(low) == ~interior) and np.all(np.isnan(high) == ~interior)
+    assert np.all((low[interior] > 0) & (low[interior] < point[interior]))
+    assert np.all((high[interior] > point[interior]) & (high[interior] < 1))
+
+
+def test_beta_posterior_losci_covers_better_than_delta_losci_for_rare_classes():
+    grid = Grid({"design": ["srs"], "prevalence": [0.03], "f1": [0.7], "n": [100],
+                 "confidence_level": [0.95], "draws": [500]}, n_replicates=1024)
+    study = _only(STUDY, "delta-losci", "beta-posterior-losci")
+    result = run([study], grid=grid, rng=5, workers=1)["coverage_f1"]
+    table = summary(result)
+    delta, beta = table["delta-losci"], table["beta-posterior-losci"]
+    gap_se = np.hypot(delta["min_coverage_mcse"], beta["min_coverage_mcse"])
+    assert beta["min_coverage"] - delta["min_coverage"] > 4 * gap_se
+    assert_coverage(result, 0.95, method="beta-posterior-losci", tolerance=0.05,
+                    alternative="greater")
+
+
+def _shrunk_delta(tp, fp, fn, tn, *, confidence_level, alternative, design, population_sizes,
+                  rng, draws):
+    """The delta interval with its variance shrunk by half: a deliberately broken method."""
+    est = f1_estimate(tp, fp, fn, tn, design=design, population_sizes=population_sizes)
+    half = stats.norm.ppf(0.5 + confidence_level / 2) * np.sqrt(0.5 * est.variance)
+    return np.clip(est.estimate - half, 0, 1), np.clip(est.estimate + half, 0, 1)
+
+
+def test_delta_passes_and_shrunk_variance_delta_fails_assert_coverage():
+    grid = Grid({"design": ["srs", "stratified"], "prevalence": [0.5], "f1": [0.7],
+                 "n": [1000], "confidence_level": [0.95], "draws": [10]}, n_replicates=2048)
+    study = _only(STUDY, "delta", shrunk=wrap_method(_shrunk_delta))
+    result = run([study], grid=grid, rng=6, workers=1)["coverage_f1"]
+    assert_coverage(result, 0.95, method="delta")
+    with pytest.raises(AssertionError, match="2 of 2 coverage checks failed"):
+        assert_coverage(result, 0.95, method="shrunk")
+
+
+def test_wrapped_f1_ci_is_a_valid_user_method():
+    method = wrap_method(functools.partial(f1_ci, method="delta"), "greater")
+    counts = np.array([[0, 0, 0, 10], [5, 1, 1, 3]])
+    est = method((counts, 0), {"design": "srs", "confidence_level": 0.95})
+    # the empty F1 is undefined: [0, 0], flagged; the defined one is a LOSCI [low, 1]
+    assert est.reject.tolist() == [True, False]
+    assert est.low[0] == est.high[0] == 0.0 and est.high[1] == 1.0
