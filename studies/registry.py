@@ -21,6 +21,7 @@ STUDY_MODULES: dict[str, str] = {
     "binomial_coverage": "studies.study_binomial_coverage",
     "coverage_f1": "studies.study_coverage_f1",
     "coverage_f1_exact": "studies.study_coverage_f1:EXACT_STUDY",
+    "coverage_proportion": "studies.study_coverage_proportion",
     "mean_bias": "studies.study_mean_bias",
 }
 

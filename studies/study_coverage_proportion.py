@@ -1,0 +1,350 @@
+"""Exact coverage and expected width of every binomial-proportion interval (``proportion_ci``).
+
+Aims
+    Give, without Monte Carlo error, the coverage and expected width of every method of
+    `estimators.proportion_ci` (and, when installed, of statsmodels' and scipy's intervals as an
+    audit) two-sided and one-sided at 90/95/99%, and reproduce the findings of Brown, Cai &
+    DasGupta (2001, "BCD"): the Wald interval's erratic coverage, which goes up and down with
+    ``n`` at fixed ``p`` (their Figure 1, p = 0.2, n = 25-100: 0.95 at n = 31, 0.89 at n = 32)
+    and stays well below nominal for small ``n p`` even at large ``n`` (their Example 2 and
+    Table 1, p = 0.005: 0.945 at n = 591 but 0.792 at n = 592); Wilson's and Jeffreys' mean
+    coverage near nominal (their Figures 5 and 11); Agresti-Coull's conservatism at small ``n``
+    and Clopper-Pearson's coverage never below nominal (their Figures 8 and 11, section 4.2.1).
+Data-generating mechanisms
+    ``X ~ Binomial(n, p)``; cells are (``n``, ``p``, ``confidence_level``, ``alternative``).
+    Full grid: ``n = 1..1000``, ``p = (i - 1/2) / 1000`` for ``i = 1..1000`` (1000 points
+    symmetric in (0, 1)), levels 0.90/0.95/0.99, alternatives two-sided/greater/less: 9 000 000
+    cells in 9 000 groups. Quick grid: ``n`` in {5, 10, 20, 30, 50, 100}, 99 values of ``p``,
+    the same levels and alternatives: 5 346 cells in 54 groups.
+Estimands
+    ``p``.
+Methods
+    Every ``proportion_ci`` method (`estimators.PROPORTION_METHODS`). Peer audit (optional,
+    present only when the package is installed): statsmodels ``proportion_confint`` methods
+    ``normal``, ``agresti_coull``, ``beta``, ``wilson``, ``jeffreys`` (as
+    ``statsmodels:<name>``) and scipy ``binomtest(x, n).proportion_ci`` methods ``exact``,
+    ``wilson``, ``wilsoncc`` (as ``scipy:<name>``). statsmodels' ``binom_test`` method is in
+    `PEER_METHODS` but not in the study: it inverts scipy's two-sided test by a root search per
+    count (50-70 ms per (x, n)), about 21 core-hours on the full grid; run it on a small grid
+    with a patched study. A user method (``--method module:callable``) has the signature
+    ``ci(successes, trials, *, confidence_level, alternative) -> (low, high)`` with
+    ``successes`` an int array, ``trials`` an int and ``alternative`` in {"two-sided",
+    "greater", "less"} (``"greater"``: lower bound, high = 1).
+
+    Where the peers differ from ours, and why:
+
+    * statsmodels names the one-sided intervals the other way round: its ``"larger"`` returns
+      ``low = 0`` (an upper bound, our ``"less"``) and ``"smaller"`` returns ``high = 1`` (a
+      lower bound, our ``"greater"``); the adapter maps them, so the same cells compare.
+    * statsmodels ``jeffreys`` keeps the Beta(x + 1/2, n - x + 1/2) quantile at x = 0 and
+      x = n, where ours (BCD section 4.1.2's modification) sets the lower bound to 0 at x = 0
+      and the upper to 1 at x = n. Its interval at x = 0 then misses every ``p`` below that
+      quantile (9.3e-5 at n = 5, 4.9e-7 at n = 1000, 95% two-sided), so its coverage tends
+      to 0 as p -> 0 (0.0 at n = 5, p = 1e-5, where ours is 0.99995), and likewise as
+      p -> 1. The study's p grids start at 0.0005, above it: there it differs in width only.
+    * statsmodels ``normal``, ``agresti_coull``, ``wilson`` and ``beta`` and scipy ``exact``
+      and ``wilson`` agree with ours up to rounding (the same formulas and clipping); any
+      difference at a cell shows as a coverage difference in the run's table.
+    * scipy ``wilsoncc`` is the continuity-corrected score interval as scipy writes it; ours
+      (``wilson-cc``) is Newcombe's (1998) method 4. scipy has no Jeffreys or Agresti-Coull.
+
+    Intervals do not depend on ``p``, so each (``n``, level, alternative) is one group on the
+    engine's batched exact path (``estimates_depend_on``): every method is applied once to
+    ``x = 0..n`` and the coverage of all 1000 values of ``p`` follows from one probability
+    matrix. scipy's interval is per (x, n) scalar: the adapter computes it once per count per
+    group and caches the ``binomtest`` result per (x, n, alternative), which the three scipy
+    methods and the three levels then share.
+Performance measures
+    Coverage and width (exact: MCSE = 0). One-sided intervals have width ``1 - low`` or
+    ``high``, their expected distance to the far end of [0, 1]. `summarise` reduces a run to,
+    per (method, level, alternative): mean coverage over the grid (uniform over ``p``, then
+    ``n``), minimum coverage, share of cells below nominal - 0.01, mean width and the worst
+    cells. Their MCSE is 0 (no Monte Carlo error; what remains is the resolution of the p grid).
+
+Cost
+    Quick grid: 6 s of computing (13 s with start-up and tables) on one core. Full grid: 9 000
+    groups; a group at n = 1000 (1000 cells, 15 methods) takes 3.3 s and the cost is about
+    linear in n, so about 4 core-hours (2 hours on 2 workers), much of it scipy's per-count
+    intervals. The run store takes about 4 kB per cell (the CSV and text tables 3 kB more):
+    about 36 GB for the store alone.
+
+References
+----------
+Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial proportion.
+*Statistical Science* 16, 101-133. Newcombe, R. G. (1998). Two-sided confidence intervals for
+the single proportion. *Statistics in Medicine* 17, 857-872. Morris, White & Crowther (2019),
+*Statistics in Medicine* 38, 2074-2102 (ADEMP).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from estimators import PROPORTION_METHODS, proportion_ci
+from studies.design import Grid, Method, Params, Sample, Study
+from studies.engine import StudyResult
+from studies.performance import Estimates
+from studies.study_binomial_coverage import enumerate_outcomes
+
+__all__ = [
+    "ALTERNATIVES",
+    "LEVELS",
+    "PEER_METHODS",
+    "STUDY",
+    "CellCoverage",
+    "MethodSummary",
+    "exact_coverage",
+    "interval_methods",
+    "select",
+    "summarise",
+]
+
+LEVELS: tuple[float, ...] = (0.90, 0.95, 0.99)
+ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
+BELOW = 0.01  # a cell "under-covers" when below nominal - BELOW
+# statsmodels' one-sided names are reversed: "smaller" is our lower bound ("greater").
+_STATSMODELS_SIDE = {"two-sided": "two-sided", "greater": "smaller", "less": "larger"}
+_SLOW_PEERS = ("statsmodels:binom_test",)
+
+Interval = Callable[..., tuple[Any, Any]]
+
+
+def _ours(name: str) -> Interval:
+    return functools.partial(proportion_ci, method=name)
+
+
+def _statsmodels_ci(name: str, successes: Any, trials: int, *, confidence_level: float,
+                    alternative: str) -> tuple[Any, Any]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(successes, trials, alpha=1.0 - confidence_level,
+                                   method=name, alternative=_STATSMODELS_SIDE[alternative])
+    # a one-sided call returns the open end as the scalar 0 or 1
+    shape = np.shape(successes)
+    return np.broadcast_to(low, shape), np.broadcast_to(high, shape)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _binomtest(x: int, n: int, alternative: str) -> Any:
+    # the interval does not depend on the null p; one result serves every level and method
+    return stats.binomtest(x, n, alternative=alternative)
+
+
+def _scipy_ci(name: str, successes: Any, trials: int, *, confidence_level: float,
+              alternative: str) -> tuple[Any, Any]:
+    bounds = [_binomtest(int(x), int(trials), alternative).proportion_ci(
+        confidence_level, method=name) for x in np.asarray(successes)]
+    return (np.array([b.low for b in bounds], dtype=np.float64),
+            np.array([b.high for b in bounds], dtype=np.float64))
+
+
+def _peers() -> dict[str, Interval]:
+    found: dict[str, Interval] = {}
+    if importlib.util.find_spec("statsmodels") is not None:
+        for name in ("normal", "agresti_coull", "beta", "wilson", "jeffreys", "binom_test"):
+            found[f"statsmodels:{name}"] = functools.partial(_statsmodels_ci, name)
+    for name in ("exact", "wilson", "wilsoncc"):
+        found[f"scipy:{name}"] = functools.partial(_scipy_ci, name)
+    return found
+
+
+PEER_METHODS: dict[str, Interval] = _peers()
+
+
+def interval_methods(*, peers: bool = True) -> dict[str, Interval]:
+    """Every interval of the study by name: ours, then the installed peers (not the slow one)."""
+    found = {name: _ours(name) for name in PROPORTION_METHODS}
+    if peers:
+        found |= {k: v for k, v in PEER_METHODS.items() if k not in _SLOW_PEERS}
+    return found
+
+
+def truth(params: Params) -> float:
+    """The estimand: the success probability ``p``."""
+    return float(params["p"])
+
+
+def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
+    """Monte Carlo path: ``n_replicates`` binomial counts, tallied (rows: distinct counts)."""
+    n = int(params["n"])
+    draws = np.random.default_rng(rng).binomial(n, params["p"], size=n_replicates)
+    tally = np.bincount(draws, minlength=n + 1)
+    seen = np.flatnonzero(tally)
+    return Sample(data=seen, size=seen.size, frequency=tally[seen])
+
+
+def _analyse(ci: Interval, successes: Any, params: Params) -> Estimates:
+    n = int(params["n"])
+    low, high = ci(successes, n, confidence_level=float(params["confidence_level"]),
+                   alternative=str(params["alternative"]))
+    return Estimates(low=np.asarray(low, dtype=np.float64),
+                     high=np.asarray(high, dtype=np.float64))
+
+
+def wrap_method(ci: Interval) -> Method:
+    """A `Method` from ``ci(successes, trials, *, confidence_level, alternative)``."""
+    return functools.partial(_analyse, ci)
+
+
+@dataclass(frozen=True)
+class CellCoverage:
+    """Exact operating characteristics of one interval method in one cell.
+
+    Attributes
+    ----------
+    coverage : float
+        ``P(low(X) <= p <= high(X))`` for ``X ~ Binomial(n, p)``.
+    width : float
+        ``E[high(X) - low(X)]``.
+    """
+
+    coverage: float
+    width: float
+
+
+def exact_coverage(method: str | Interval, n: int, p: float, *, confidence_level: float = 0.95,
+                   alternative: str = "two-sided") -> CellCoverage:
+    """Exact coverage and expected width of one interval at one (n, p), without the engine.
+
+    Sums ``scipy.stats.binom.pmf(x, n, p)`` over the counts ``x = 0..n`` whose interval holds
+    ``p`` (and weights each width by it), so one number can be checked by hand.
+
+    Parameters
+    ----------
+    method : str or callable
+        A name of `interval_methods` (ours or a peer) or a callable
+        ``ci(successes, trials, *, confidence_level, alternative) -> (low, high)``.
+    n : int
+        Number of trials (>= 1).
+    p : float
+        Success probability in [0, 1].
+    confidence_level : float
+        Nominal level.
+    alternative : {"two-sided", "greater", "less"}
+        As in `estimators.proportion_ci`.
+
+    Returns
+    -------
+    CellCoverage
+
+    References
+    ----------
+    Brown, Cai & DasGupta (2001), Statistical Science 16:101-133, eq. (2) (the coverage sum).
+
+    Examples
+    --------
+    BCD Example 2: the Wald interval at p = 0.005 covers 79% of the time at n = 592.
+
+    >>> round(exact_coverage("wald", 592, 0.005).coverage, 3)
+    0.792
+    """
+    ci = method if callable(method) else {**interval_methods(), **PEER_METHODS}[method]
+    x = np.arange(int(n) + 1)
+    low, high = ci(x, int(n), confidence_level=confidence_level, alternative=alternative)
+    low = np.asarray(low, dtype=np.float64)
+    high = np.asarray(high, dtype=np.float64)
+    weight = stats.binom.pmf(x, int(n), p)
+    inside = (low <= p) & (p <= high)
+    return CellCoverage(coverage=float(np.sum(weight[inside])),
+                        width=float(np.sum(weight * (high - low))))
+
+
+def select(result: StudyResult, **params: Any) -> StudyResult:
+    """The cells of ``result`` whose parameters equal ``params`` (e.g. one level and side)."""
+    return StudyResult(result.study, tuple(
+        cell for cell in result.cells
+        if all(cell.params[k] == v for k, v in params.items())))
+
+
+@dataclass(frozen=True)
+class MethodSummary:
+    """One method's coverage over a slice of the grid (one level and alternative).
+
+    Every value is exact (MCSE 0). ``worst`` holds the cells of lowest coverage as
+    ``(n, p, coverage)``.
+    """
+
+    method: str
+    confidence_level: float
+    alternative: str
+    cells: int
+    mean_coverage: float
+    min_coverage: float
+    share_below: float
+    mean_width: float
+    worst: tuple[tuple[int, float, float], ...]
+
+
+def _summary(method: str, level: float, side: str, rows: Sequence[tuple[int, float, float, float]],
+             worst: int) -> MethodSummary:
+    table = np.array(rows, dtype=np.float64)  # columns: n, p, coverage, width
+    coverage = table[:, 2]
+    order = np.argsort(coverage, kind="stable")[:worst]
+    return MethodSummary(
+        method=method, confidence_level=level, alternative=side, cells=len(rows),
+        mean_coverage=float(coverage.mean()), min_coverage=float(coverage.min()),
+        share_below=float(np.mean(coverage < level - BELOW)),
+        mean_width=float(table[:, 3].mean()),
+        worst=tuple((int(table[i, 0]), float(table[i, 1]), float(coverage[i])) for i in order))
+
+
+def summarise(result: StudyResult, *, worst: int = 3) -> list[MethodSummary]:
+    """Per (method, level, alternative): mean and minimum coverage, share below nominal - 0.01.
+
+    The mean is uniform over the grid's cells; on a product grid it is the mean over ``p``
+    averaged over ``n`` (BCD's "average coverage", their Figure 11, is the mean over p at
+    one n: pass a result restricted with `select`).
+
+    Parameters
+    ----------
+    result : StudyResult
+        Cells of this study (from `studies.engine.run` or `results_from_store`).
+    worst : int
+        How many lowest-coverage cells to keep per summary.
+
+    Returns
+    -------
+    list of MethodSummary
+        In order of first appearance.
+    """
+    groups: dict[tuple[str, float, str], list[tuple[int, float, float, float]]] = {}
+    for cell in result.cells:
+        level = float(cell.params["confidence_level"])
+        side = str(cell.params["alternative"])
+        for method, perf in cell.performance.items():
+            groups.setdefault((method, level, side), []).append(
+                (int(cell.params["n"]), float(cell.params["p"]), perf["coverage"].value,
+                 perf["width"].value))
+    return [_summary(method, level, side, rows, worst)
+            for (method, level, side), rows in groups.items()]
+
+
+def _grid(ns: Iterable[int], points: int) -> Grid:
+    ps = [round((i - 0.5) / points, 6) for i in range(1, points + 1)]
+    return Grid({"n": list(ns), "p": ps, "confidence_level": list(LEVELS),
+                 "alternative": list(ALTERNATIVES)}, n_replicates=10_000)
+
+
+STUDY = Study(
+    name="coverage_proportion",
+    version="1",
+    grids={
+        "quick": _grid([5, 10, 20, 30, 50, 100], 99),
+        "full": _grid(range(1, 1001), 1000),
+    },
+    truth=truth,
+    generate=generate,
+    methods={name: wrap_method(ci) for name, ci in interval_methods().items()},
+    measures=("coverage", "width"),
+    enumerate_outcomes=enumerate_outcomes,
+    estimates_depend_on=("n", "confidence_level", "alternative"),
+    wrap_method=wrap_method,
+    parameter_space=(0.0, 1.0),
+)

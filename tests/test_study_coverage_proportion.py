@@ -1,0 +1,172 @@
+"""Findings of Brown, Cai & DasGupta (2001) pinned on the exact coverage_proportion study."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+import pytest
+
+from estimators import PROPORTION_METHODS, proportion_ci
+from studies.assertions import assert_coverage
+from studies.design import Grid
+from studies.engine import StudyResult, run
+from studies.registry import get_study
+from studies.study_coverage_proportion import (
+    ALTERNATIVES,
+    LEVELS,
+    exact_coverage,
+    select,
+    summarise,
+    wrap_method,
+)
+
+STUDY = get_study("studies.study_coverage_proportion:STUDY")
+OURS = dataclasses.replace(STUDY, methods={m: STUDY.methods[m] for m in PROPORTION_METHODS})
+P_GRID = [round((i - 0.5) / 200, 6) for i in range(1, 201)]
+GRID = Grid({"n": [5, 10, 20, 50, 100], "p": P_GRID, "confidence_level": list(LEVELS),
+             "alternative": list(ALTERNATIVES)}, n_replicates=2)
+EXACT = 1e-12  # exact path: only rounding separates coverage from its bound
+
+
+def _run(study, grid: Grid) -> StudyResult:
+    return run([study], grid=grid, rng=1, workers=1)["coverage_proportion"]
+
+
+@pytest.fixture(scope="module")
+def result() -> StudyResult:
+    return _run(OURS, GRID)
+
+
+def _assert_mean_coverage(result: StudyResult, method: str, tolerance: float) -> None:
+    """Mean coverage over p within ``tolerance`` of nominal at every n, level and side."""
+    failures = [
+        f"{s.method} n={n} {s.confidence_level} {s.alternative}: {s.mean_coverage:.4f}"
+        for n in {c.params["n"] for c in result.cells}
+        for s in summarise(select(result, n=n))
+        if s.method == method and abs(s.mean_coverage - s.confidence_level) > tolerance]
+    if failures:
+        raise AssertionError("mean coverage off nominal:\n" + "\n".join(failures))
+
+
+def test_kernel_matches_engine_and_a_direct_binomial_sum(result):
+    for row in result.rows("coverage")[::397]:
+        params = row["params"]
+        n, p = params["n"], params["p"]
+        cell = exact_coverage(row["method"], n, p, confidence_level=params["confidence_level"],
+                              alternative=params["alternative"])
+        assert cell.coverage == pytest.approx(row["value"], abs=EXACT)
+        low, high = proportion_ci(np.arange(n + 1), n, method=row["method"],
+                                  confidence_level=params["confidence_level"],
+                                  alternative=params["alternative"])
+        direct = math.fsum(math.comb(n, x) * p**x * (1 - p) ** (n - x)
+                           for x in range(n + 1) if low[x] <= p <= high[x])
+        assert cell.coverage == pytest.approx(direct, abs=EXACT)
+    width = result.rows("width", method="wilson")[0]
+    assert exact_coverage("wilson", 5, width["params"]["p"], confidence_level=0.9).width \
+        == pytest.approx(width["value"], abs=EXACT)
+
+
+def test_exact_cells_have_no_monte_carlo_error(result):
+    assert {r["mcse"] for r in result.rows("coverage")} == {0.0}
+
+
+def test_wilson_and_jeffreys_mean_coverage_within_001_of_nominal(result):
+    # BCD Figures 5 and 11 (95%): average coverage over p close to nominal from n = 10 on; at
+    # 90% Wilson's is 0.011 above at n = 10, so there the finding holds from n = 20
+    two_sided = select(result, alternative="two-sided")
+    large = StudyResult(result.study, tuple(
+        c for c in two_sided.cells
+        if c.params["n"] >= (10 if c.params["confidence_level"] >= 0.95 else 20)))
+    for method in ("wilson", "jeffreys"):
+        _assert_mean_coverage(large, method, 0.01)
+
+
+def test_clopper_pearson_never_below_nominal(result):
+    # BCD section 4.2.1: conservative everywhere, two-sided and one-sided
+    for level in LEVELS:
+        for side in ALTERNATIVES:
+            assert_coverage(select(result, confidence_level=level, alternative=side), level,
+                            method="clopper-pearson", alternative="greater", tolerance=EXACT)
+
+
+def test_wald_below_nominal_for_small_np(result):
+    cells = select(result, confidence_level=0.95, alternative="two-sided")
+    small = StudyResult(result.study, tuple(c for c in cells.cells
+                                            if c.params["n"] * c.params["p"] <= 2))
+    with pytest.raises(AssertionError, match=r"(\d+) of \1 coverage checks failed"):
+        assert_coverage(small, 0.95, method="wald", alternative="greater", tolerance=0.01)
+    assert max(r["value"] for r in small.rows("coverage", method="wald")) < 0.9
+
+
+def test_wald_coverage_oscillates_in_n_at_fixed_p():
+    # BCD Figure 1 (p = 0.2, n = 25..100): 0.946 at n = 30 and 0.950 at 31, 0.890 at 32
+    grid = Grid({"n": list(range(25, 101)), "p": [0.2], "confidence_level": [0.95],
+                 "alternative": ["two-sided"]}, n_replicates=2)
+    wald = dataclasses.replace(STUDY, methods={"wald": STUDY.methods["wald"]})
+    coverage = np.array([r["value"] for r in _run(wald, grid).rows("coverage")])
+    assert coverage[31 - 25] == pytest.approx(0.950, abs=5e-4)
+    assert coverage[32 - 25] == pytest.approx(0.890, abs=5e-4)
+    drops = np.diff(coverage) < -0.02
+    assert drops.sum() >= 5  # up and down again and again, not a monotone approach
+    assert coverage[-10:].min() < 0.93  # still well below nominal near n = 100
+
+
+def test_wald_far_below_nominal_at_small_np_even_for_large_n():
+    # BCD Example 2 and Table 1: p = 0.005, coverage 0.945 at n = 591 but 0.792 at n = 592
+    grid = Grid({"n": [591, 592, 1000], "p": [0.005], "confidence_level": [0.95],
+                 "alternative": ["two-sided"]}, n_replicates=2)
+    wald = dataclasses.replace(STUDY, methods={"wald": STUDY.methods["wald"]})
+    coverage = [r["value"] for r in _run(wald, grid).rows("coverage")]
+    assert coverage == pytest.approx([0.945, 0.792, 0.871], abs=5e-4)
+
+
+def _shrunk_z(successes, trials, *, confidence_level, alternative, method):
+    """A deliberately broken interval: the level's z quantile replaced by a smaller one."""
+    return proportion_ci(successes, trials, method=method, alternative=alternative,
+                         confidence_level=confidence_level - 0.05)
+
+
+def test_broken_methods_fail_the_matching_assertions(result):
+    broken = dataclasses.replace(OURS, methods={
+        f"shrunk-{m}": wrap_method(functools.partial(_shrunk_z, method=m))
+        for m in ("wilson", "clopper-pearson")})
+    grid = dataclasses.replace(GRID, parameters={**GRID.parameters, "n": [10, 50],
+                                                 "confidence_level": [0.95],
+                                                 "alternative": ["two-sided"]})
+    shrunk = _run(broken, grid)
+    _assert_mean_coverage(select(result, n=10, confidence_level=0.95,
+                                 alternative="two-sided"), "wilson", 0.01)
+    with pytest.raises(AssertionError, match="shrunk-wilson n=10"):
+        _assert_mean_coverage(shrunk, "shrunk-wilson", 0.01)
+    with pytest.raises(AssertionError, match="coverage checks failed"):
+        assert_coverage(shrunk, 0.95, method="shrunk-clopper-pearson", alternative="greater",
+                        tolerance=EXACT)
+
+
+def test_summaries_report_mean_min_share_and_worst_cells(result):
+    cells = select(result, n=20, confidence_level=0.95, alternative="two-sided")
+    summary = {s.method: s for s in summarise(cells, worst=2)}["wald"]
+    values = [r["value"] for r in cells.rows("coverage", method="wald")]
+    assert summary.cells == len(P_GRID)
+    assert summary.mean_coverage == pytest.approx(np.mean(values))
+    assert summary.min_coverage == min(values) == summary.worst[0][2]
+    assert summary.share_below == pytest.approx(np.mean(np.array(values) < 0.94))
+    assert summary.worst[0][2] <= summary.worst[1][2]
+
+
+def test_peers_agree_with_ours_except_at_the_jeffreys_boundary():
+    pytest.importorskip("statsmodels")
+    pairs = {"statsmodels:beta": "clopper-pearson", "scipy:exact": "clopper-pearson",
+             "statsmodels:wilson": "wilson", "scipy:wilson": "wilson",
+             "statsmodels:normal": "wald", "statsmodels:agresti_coull": "agresti-coull"}
+    for side in ALTERNATIVES:  # statsmodels' reversed one-sided names are mapped
+        for peer, ours in pairs.items():
+            for p in (0.03, 0.4, 0.9):
+                assert exact_coverage(peer, 12, p, alternative=side).coverage == pytest.approx(
+                    exact_coverage(ours, 12, p, alternative=side).coverage, abs=EXACT)
+    # statsmodels keeps the Beta quantile at x = 0, so p below it is never covered
+    assert exact_coverage("statsmodels:jeffreys", 5, 1e-5).coverage == 0.0
+    assert exact_coverage("jeffreys", 5, 1e-5).coverage > 0.9999
