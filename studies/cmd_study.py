@@ -65,7 +65,7 @@ def _list(args: argparse.Namespace) -> int:
         module = STUDY_MODULES[name].partition(":")[0]
         doc = (importlib.import_module(module).__doc__ or "").strip()
         path = "exact" if study.enumerate_outcomes is not None else "monte-carlo"
-        grids = ", ".join(f"{g}: {len(study.grids[g].cells())} cells" for g in study.grids)
+        grids = ", ".join(f"{g}: {study.grids[g].n_cells} cells" for g in study.grids)
         print(f"{name} (v{study.version}, {path}): {doc.splitlines()[0] if doc else ''}")
         print(f"    grids: {grids}; methods: {', '.join(study.methods)}")
     return 0

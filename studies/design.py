@@ -79,6 +79,11 @@ class Grid:
         return [dict(zip(names, values, strict=True))
                 for values in itertools.product(*self.parameters.values())]
 
+    @property
+    def n_cells(self) -> int:
+        """Number of cells, without building them (full grids can hold millions)."""
+        return math.prod(len(values) for values in self.parameters.values())
+
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the run store."""
         return {"parameters": {k: list(v) for k, v in self.parameters.items()},

@@ -15,6 +15,7 @@ __all__ = ["STUDY_MODULES", "get_study", "load_object", "study_names"]
 
 # Registered studies: name -> module defining STUDY (or "module:ATTRIBUTE"). Keep sorted.
 STUDY_MODULES: dict[str, str] = {
+    "bias_error_rate": "studies.study_bias_error_rate",
     "bias_f1": "studies.study_bias_f1",
     "bias_sampling": "studies.study_bias_sampling",
     "bias_sequential": "studies.study_bias_sequential",

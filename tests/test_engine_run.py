@@ -20,7 +20,7 @@ from studies.cli import main
 from studies.design import Grid, Sample, Study
 from studies.engine import results_from_store, run
 from studies.performance import Estimates, performance
-from studies.registry import get_study
+from studies.registry import get_study, study_names
 from studies.seeding import cell_key, cell_seed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,7 +187,7 @@ def finished_run(tmp_path_factory):
 
 
 @pytest.mark.parametrize("argv,fragment", [
-    (["study", "run", "nosuch"], "`study` must be one of bias_f1, bias_sampling, "),
+    (["study", "run", "nosuch"], f"`study` must be one of {', '.join(study_names())}; got"),
     (["study", "run", "mean_bias", "--grid", "huge"], "`grid` must be one of ['full', 'quick']"),
     (["study", "run", "mean_bias", "--workers", "0"], "must be a positive integer"),
     (["study", "run", "mean_bias", "--method", "nomodule_xyz:f"], "cannot be imported"),
