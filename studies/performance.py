@@ -241,6 +241,20 @@ def _interval_measures(est: Estimates, theta: float, wt: _Weights) -> dict[str, 
     return out
 
 
+def _checked(measures: Iterable[str], estimates: Estimates
+             ) -> tuple[tuple[str, ...], dict[str, NDArray[Any]]]:
+    """Validate the measure names and the estimate arrays (1-d, one length)."""
+    wanted = tuple(measures)
+    for name in wanted:
+        if name not in _NEEDS:
+            raise ValueError(f"`measures` must be among {MEASURES}; got {name!r}.")
+    arrays = {k: np.asarray(v) for k, v in estimates.arrays().items()}
+    sizes = {v.shape for v in arrays.values()}
+    if len(sizes) != 1 or len(next(iter(sizes))) != 1:
+        raise ValueError(f"`estimates` must hold 1-d arrays of one length; got shapes {sizes}.")
+    return wanted, arrays
+
+
 def performance(
     estimates: Estimates,
     true_value: float,
@@ -290,15 +304,8 @@ def performance(
     >>> round(perf["bias"].value, 3), round(perf["bias"].mcse, 4)
     (0.05, 0.0645)
     """
-    wanted = tuple(measures)
-    for name in wanted:
-        if name not in _NEEDS:
-            raise ValueError(f"`measures` must be among {MEASURES}; got {name!r}.")
-    arrays = {k: np.asarray(v) for k, v in estimates.arrays().items()}
-    sizes = {v.shape for v in arrays.values()}
-    if len(sizes) != 1 or len(next(iter(sizes))) != 1:
-        raise ValueError(f"`estimates` must hold 1-d arrays of one length; got shapes {sizes}.")
-    size = next(iter(sizes))[0]
+    wanted, arrays = _checked(measures, estimates)
+    size = next(iter(arrays.values())).shape[0]
     wt = _weights(size, frequency, probability)
     est = Estimates(**arrays)
     theta = float(true_value)
@@ -430,18 +437,11 @@ def exact_performance(
     >>> [p["bias"].value for p in perfs]
     [0.0, 0.0]
     """
-    wanted = tuple(measures)
-    for name in wanted:
-        if name not in _NEEDS:
-            raise ValueError(f"`measures` must be among {MEASURES}; got {name!r}.")
-    arrays = {k: np.asarray(v) for k, v in estimates.arrays().items()}
-    sizes = {v.shape for v in arrays.values()}
-    if len(sizes) != 1 or len(next(iter(sizes))) != 1:
-        raise ValueError(f"`estimates` must hold 1-d arrays of one length; got shapes {sizes}.")
+    wanted, arrays = _checked(measures, estimates)
     theta = np.asarray(true_values, dtype=np.float64)
     if theta.ndim != 1:
         raise ValueError(f"`true_values` must be 1-d; got shape {theta.shape}.")
-    prob = _probability_matrix(probability, theta.size, next(iter(sizes))[0])
+    prob = _probability_matrix(probability, theta.size, next(iter(arrays.values())).shape[0])
     found = _exact_values(Estimates(**arrays), theta, prob)
     names = [name for name in MEASURES if name in wanted and name in found]
     columns = [found[name].tolist() for name in names]

@@ -88,10 +88,10 @@ import numpy as np
 from scipy import stats
 
 from estimators import PROPORTION_METHODS, proportion_ci
-from studies.design import Grid, Method, Params, Sample, Study
+from studies.design import Grid, Method, Params, Study
 from studies.engine import StudyResult
 from studies.performance import Estimates
-from studies.study_binomial_coverage import enumerate_outcomes
+from studies.study_binomial_coverage import enumerate_outcomes, generate, truth
 
 __all__ = [
     "ALTERNATIVES",
@@ -164,20 +164,6 @@ def interval_methods(*, peers: bool = True) -> dict[str, Interval]:
     if peers:
         found |= {k: v for k, v in PEER_METHODS.items() if k not in _SLOW_PEERS}
     return found
-
-
-def truth(params: Params) -> float:
-    """The estimand: the success probability ``p``."""
-    return float(params["p"])
-
-
-def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
-    """Monte Carlo path: ``n_replicates`` binomial counts, tallied (rows: distinct counts)."""
-    n = int(params["n"])
-    draws = np.random.default_rng(rng).binomial(n, params["p"], size=n_replicates)
-    tally = np.bincount(draws, minlength=n + 1)
-    seen = np.flatnonzero(tally)
-    return Sample(data=seen, size=seen.size, frequency=tally[seen])
 
 
 def _analyse(ci: Interval, successes: Any, params: Params) -> Estimates:
