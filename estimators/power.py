@@ -53,6 +53,8 @@ Array = NDArray[np.float64]
 LOSCI_METHODS = ("delta", "logit-delta")
 # Confidence level of the reported Monte Carlo interval for the planned test size.
 MC_INTERVAL_LEVEL = 0.95
+# The Monte Carlo interval of an unreachable plan: no finite size.
+_NO_SIZE = Interval(math.inf, math.inf, "order-statistic", MC_INTERVAL_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -402,8 +404,7 @@ def _plan_once(posterior: ConfusionPosterior, target: float, *, level: float, po
         reason = (f"target {target:g} is at or above the limit of theta_star as the test size "
                   f"grows ({limit:.4f}, the {1 - power:g}-quantile of the posterior of population "
                   f"F1): no test size certifies it with power {power:g}")
-        nan_interval = Interval(math.inf, math.inf, "order-statistic", MC_INTERVAL_LEVEL)
-        return None, math.nan, limit, nan_interval, reason
+        return None, math.nan, limit, _NO_SIZE, reason
 
     def at_rank(rank: int) -> Callable[[int], float]:
         return lambda size: curve.order_statistic(size, rank)
@@ -412,8 +413,7 @@ def _plan_once(posterior: ConfusionPosterior, target: float, *, level: float, po
     if size is None:
         reason = (f"no test size up to max_test_size={max_test_size} reaches the target "
                   f"(limit {limit:.4f} is barely above it)")
-        return None, math.nan, limit, Interval(math.inf, math.inf, "order-statistic",
-                                               MC_INTERVAL_LEVEL), reason
+        return None, math.nan, limit, _NO_SIZE, reason
     # The upper order statistic reaches the target first (smaller sizes), the lower one last.
     size_low = _first_size_at_least(at_rank(high_rank), target, None, max_test_size)
     size_high = (_first_size_at_least(at_rank(low_rank), target, None, max_test_size)
@@ -514,7 +514,7 @@ def certification_sample_size(
         reason = (f"the observed F1 ({posterior.point_f1:.4f}) is not above the target "
                   f"{theta:g} (Algorithm 2's check)")
         return plan(None, math.nan, math.nan,
-                    Interval(math.inf, math.inf, "order-statistic", MC_INTERVAL_LEVEL),
+                    _NO_SIZE,
                     reason, n_draws)
     used = n_draws
     batch_seeds = iter(root.spawn(64))
