@@ -25,6 +25,7 @@ from estimators.sampling import (
     allocate,
     pooled_estimate,
     srs_estimate,
+    stratified_proportion,
 )
 
 __all__ = [
@@ -56,5 +57,6 @@ __all__ = [
     "pooled_estimate",
     "proportion_ci",
     "srs_estimate",
+    "stratified_proportion",
     "theta_star",
 ]

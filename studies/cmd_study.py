@@ -109,7 +109,9 @@ def _run(args: argparse.Namespace) -> int:
               f"--resume --out {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
     for name, result in results.items():
-        print(f"{name}: {len(result.cells)} cells -> {out / (name + '.csv')}")
+        cells = len(result.cells) + sum(g.size for g in result.groups)
+        table = f"{name}.summary.csv" if result.groups else f"{name}.csv"
+        print(f"{name}: {cells} cells -> {out / table}")
         for method, (params, message) in result.first_errors().items():
             print(f"  method {method} failed (first failing cell {dict(params)}): {message}")
     return 0
@@ -119,7 +121,7 @@ def _status(args: argparse.Namespace) -> int:
     store = existing_store(args.directory)
     try:
         meta = store.metadata()
-        cells = store.cells()
+        finished = store.finished_cells()
     finally:
         store.close()
     identity = meta["identity"]
@@ -129,6 +131,6 @@ def _status(args: argparse.Namespace) -> int:
           f"git {meta.get('git_commit') or '-'}")
     for name, version in identity["studies"].items():
         total = math.prod(len(v) for v in meta["grids"][name]["parameters"].values())
-        done = sum(1 for c in cells if c["study"] == name)
+        done = finished.get(name, 0)
         print(f"  {name} v{version}: {done}/{total} cells")
     return 0

@@ -31,6 +31,7 @@ statistical methods. *Statistics in Medicine* 38, 2074-2102. R's SimDesign (Chal
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -58,6 +59,9 @@ class Grid:
         Values of each parameter; cells are their Cartesian product in the given order.
     n_replicates : int
         Monte Carlo replicates per cell (ignored on the exact path).
+    methods : tuple of str or None
+        The study's methods this grid runs (None: all). A full grid may leave out a method
+        too slow for it (say why in the study's docstring).
 
     Examples
     --------
@@ -67,11 +71,14 @@ class Grid:
 
     parameters: Mapping[str, Sequence[Any]]
     n_replicates: int
+    methods: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_replicates, int) or self.n_replicates < 2:
             raise ValueError(
                 f"`n_replicates` must be an integer >= 2; got {self.n_replicates!r}.")
+        if self.methods is not None and not self.methods:
+            raise ValueError("`methods` must name at least one method or be None; got ().")
 
     def cells(self) -> list[dict[str, Any]]:
         """Every cell's parameters, in grid order."""
@@ -86,8 +93,11 @@ class Grid:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the run store."""
-        return {"parameters": {k: list(v) for k, v in self.parameters.items()},
-                "n_replicates": self.n_replicates}
+        found: dict[str, Any] = {"parameters": {k: list(v) for k, v in self.parameters.items()},
+                                 "n_replicates": self.n_replicates}
+        if self.methods is not None:
+            found["methods"] = list(self.methods)
+        return found
 
 
 @dataclass(frozen=True)
@@ -149,6 +159,16 @@ class Study:
         Adapts a user callable of the study's declared signature into a `Method`.
     parameter_space : tuple of float
         Bounds any interval must stay within.
+    pack_groups : bool
+        Exact path: store each group (cells agreeing on ``estimates_depend_on``) as one row of
+        arrays, one value per cell and measure, instead of a row per cell; resume then skips
+        finished groups. For grids of millions of cells, which a row per cell (about 4 kB)
+        would turn into tens of gigabytes. Packed studies write their ``summary`` table
+        instead of a per-cell one.
+    summary : callable or None
+        ``summary(result) -> list of dict``: the study's headline table (one dict per row, the
+        same keys in each), written beside the run store as ``<study>.summary.csv`` and
+        ``.txt``; ``result`` is the study's `studies.engine.StudyResult`.
     """
 
     name: str
@@ -162,6 +182,8 @@ class Study:
     estimates_depend_on: tuple[str, ...] | None = None
     wrap_method: Callable[[Callable[..., Any]], Method] | None = None
     parameter_space: tuple[float, float] = field(default=(-math.inf, math.inf))
+    pack_groups: bool = False
+    summary: Callable[[Any], Sequence[Mapping[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
         missing = {"quick", "full"} - set(self.grids)
@@ -173,6 +195,8 @@ class Study:
         if self.estimates_depend_on is not None and self.enumerate_outcomes is None:
             raise ValueError("`estimates_depend_on` needs `enumerate_outcomes` (exact path); "
                              "got None.")
+        if self.pack_groups and self.estimates_depend_on is None:
+            raise ValueError("`pack_groups` needs `estimates_depend_on` (the groups); got None.")
         for name, grid in self.grids.items():
             self.check_grid(grid, name)
 
@@ -183,6 +207,20 @@ class Study:
             raise ValueError(
                 f"`estimates_depend_on` of study {self.name!r} must name parameters of its "
                 f"{name} grid; got {sorted(missing)}.")
+
+    def for_grid(self, grid: Grid) -> Study:
+        """The study with only the methods ``grid`` selects (itself when it selects all).
+
+        Checked when a run is planned, not when the study is built, so a copy of a study
+        with fewer methods (``dataclasses.replace``) stays valid for its other grids.
+        """
+        if grid.methods is None:
+            return self
+        unknown = sorted(set(grid.methods) - set(self.methods))
+        if unknown:
+            raise ValueError(f"`methods` of the grid must be among the methods of study "
+                             f"{self.name!r} ({', '.join(self.methods)}); got {unknown}.")
+        return dataclasses.replace(self, methods={k: self.methods[k] for k in grid.methods})
 
     def grid(self, name: str) -> Grid:
         """The grid called ``name``, with a one-line error listing the valid ones."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import io
+import itertools
 import json
 import math
 import multiprocessing
@@ -44,10 +45,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from studies import seeding
 from studies.design import Grid, Method, Sample, Study
-from studies.performance import Estimates, Performance, exact_performance, performance
+from studies.performance import (
+    Estimates,
+    Measure,
+    Performance,
+    exact_measures,
+    exact_performance,
+    performance,
+)
 from studies.registry import get_study, load_object
 from studies.store import RunStore, open_store
 
@@ -112,7 +121,34 @@ class GroupTask:
     methods: tuple[str, ...] = ()
 
 
-Task = CellTask | GroupTask
+@dataclass(frozen=True)
+class PackedTask:
+    """A packed group (`Study.pack_groups`): the shared parameter values and the other axes.
+
+    Its cells are ``shared`` combined with the product of ``axes`` (grid order); ``positions``
+    are their grid positions.
+    """
+
+    study: Study
+    key: str
+    shared: Mapping[str, Any]
+    axes: Mapping[str, Sequence[Any]]
+    positions: NDArray[np.int64] = field(repr=False)
+    methods: tuple[str, ...] = ()
+
+    def cell_params(self) -> list[dict[str, Any]]:
+        """Every cell's parameters, in grid order (keys in the grid's order)."""
+        return _cell_params(self.shared, self.axes)
+
+
+Task = CellTask | GroupTask | PackedTask
+
+
+def _cell_params(shared: Mapping[str, Any], axes: Mapping[str, Sequence[Any]]
+                 ) -> list[dict[str, Any]]:
+    names = [*shared, *axes]
+    return [dict(zip(names, (*shared.values(), *values), strict=True))
+            for values in itertools.product(*axes.values())]
 
 
 @dataclass(frozen=True)
@@ -157,27 +193,116 @@ class CellResult:
 
 
 @dataclass(frozen=True)
-class StudyResult:
-    """The finished cells of one study, in grid order (what the assertions take)."""
+class PackedGroup:
+    """A finished packed group: every cell's exact measures as arrays (one stored row).
+
+    ``values[method][measure]`` has one value per cell, in the order of `params` (grid
+    order); every MCSE is 0. ``seconds`` is the group's time.
+    """
 
     study: str
-    cells: tuple[CellResult, ...]
+    key: str
+    shared: Mapping[str, Any]
+    axes: Mapping[str, Sequence[Any]]
+    positions: NDArray[np.int64] = field(repr=False)
+    values: Mapping[str, Mapping[str, NDArray[np.float64]]] = field(repr=False)
+    errors: Mapping[str, str]
+    seconds: float = 0.0
+
+    @property
+    def size(self) -> int:
+        """Number of cells."""
+        return int(self.positions.size)
+
+    def column(self, name: str) -> NDArray[Any]:
+        """Parameter ``name`` of every cell (a shared one repeated)."""
+        if name in self.shared:
+            return np.full(self.size, self.shared[name])
+        names = list(self.axes)
+        grids = np.meshgrid(*(np.arange(len(v)) for v in self.axes.values()), indexing="ij")
+        index = grids[names.index(name)].ravel()
+        return np.asarray(self.axes[name])[index]
+
+    def cells(self) -> tuple[CellResult, ...]:
+        """The group as `CellResult` objects (small grids: tests, `StudyResult.rows`)."""
+        params = _cell_params(self.shared, self.axes)
+        lists = {m: {k: v.tolist() for k, v in found.items()} for m, found in self.values.items()}
+        seconds = self.seconds / max(self.size, 1)
+        return tuple(
+            CellResult(study=self.study, key=seeding.cell_key(self.study, cell),
+                       position=int(position), params=cell, path="exact",
+                       performance={m: Performance({k: Measure(v[i], 0.0) for k, v in f.items()},
+                                                   n_replicates=None)
+                                    for m, f in lists.items()},
+                       errors=self.errors, estimates=b"", seconds=seconds)
+            for i, (position, cell) in enumerate(zip(self.positions, params, strict=True)))
+
+    def to_row(self) -> dict[str, Any]:
+        """The run-store row (table ``groups``)."""
+        arrays: dict[str, Any] = {
+            f"{m}/{k}": v for m, found in self.values.items() for k, v in found.items()}
+        buffer = io.BytesIO()
+        np.savez(buffer, positions=self.positions, **arrays)
+        return {"study": self.study, "key": self.key, "position": int(self.positions[0]),
+                "cells": self.size, "shared": json.dumps(dict(self.shared)),
+                "axes": json.dumps({k: list(v) for k, v in self.axes.items()}),
+                "values": buffer.getvalue(), "errors": json.dumps(dict(self.errors)),
+                "seconds": self.seconds, "finished": _now()}
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> PackedGroup:
+        """Inverse of `to_row`."""
+        values: dict[str, dict[str, NDArray[np.float64]]] = {}
+        with np.load(io.BytesIO(row["values"])) as data:
+            positions = data["positions"]
+            for name in data.files:
+                if name != "positions":
+                    method, _, measure = name.rpartition("/")
+                    values.setdefault(method, {})[measure] = data[name]
+        return cls(study=row["study"], key=row["key"], shared=json.loads(row["shared"]),
+                   axes=json.loads(row["axes"]), positions=positions, values=values,
+                   errors=json.loads(row["errors"]), seconds=row["seconds"])
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """The finished cells of one study, in grid order (what the assertions take).
+
+    A packed study (`Study.pack_groups`) has its cells in ``groups``; `rows`, `first_errors`
+    and `expanded` read them as cells, which suits quick grids; summaries of full grids read
+    the groups' arrays.
+    """
+
+    study: str
+    cells: tuple[CellResult, ...] = ()
+    groups: tuple[PackedGroup, ...] = ()
+
+    def expanded(self) -> StudyResult:
+        """The same result with every packed group turned into cells (grid order)."""
+        if not self.groups:
+            return self
+        cells = [*self.cells, *(c for g in self.groups for c in g.cells())]
+        return StudyResult(self.study, tuple(sorted(cells, key=lambda c: c.position)))
 
     def rows(self, measure: str, *, method: str | None = None) -> list[dict[str, Any]]:
         """One row per (cell, method) reporting ``measure``: params, method, value, mcse, R."""
         return [
             {"params": dict(cell.params), "method": name, "value": perf[measure].value,
              "mcse": perf[measure].mcse, "n_replicates": perf.n_replicates}
-            for cell in self.cells for name, perf in cell.performance.items()
+            for cell in self.expanded().cells for name, perf in cell.performance.items()
             if (method is None or name == method) and measure in perf.measures
         ]
 
     def first_errors(self) -> dict[str, tuple[Mapping[str, Any], str]]:
         """Per failing method: the first cell (grid order) where it failed, and the error."""
         found: dict[str, tuple[Mapping[str, Any], str]] = {}
-        for cell in self.cells:
-            for name, message in cell.errors.items():
-                found.setdefault(name, (cell.params, message))
+        sources: list[tuple[int, Mapping[str, Any], Mapping[str, str]]] = [
+            (c.position, c.params, c.errors) for c in self.cells]
+        sources += [(int(g.positions[0]), {**g.shared, **{k: v[0] for k, v in g.axes.items()}},
+                     g.errors) for g in self.groups]
+        for _, params, errors in sorted(sources, key=lambda s: s[0]):
+            for name, message in errors.items():
+                found.setdefault(name, (params, message))
         return found
 
 
@@ -308,8 +433,30 @@ def run_group(task: GroupTask) -> tuple[CellResult, ...]:
         for i, cell in enumerate(task.cells))
 
 
-def run_task(task: Task) -> tuple[CellResult, ...]:
-    """Run a planned task: a Monte Carlo cell or a group of exact-path cells."""
+def run_packed(task: PackedTask) -> PackedGroup:
+    """Run a packed group: like `run_group`, keeping each measure as an array over cells."""
+    start = time.perf_counter()
+    study = task.study
+    cells = task.cell_params()
+    assert study.enumerate_outcomes is not None  # checked when the run is planned
+    sample = study.enumerate_outcomes(cells)
+    estimates, errors = _analyse(study, task.methods, sample, cells[0])
+    truths = [study.truth(params) for params in cells]
+    values = {name: exact_measures(est, truths, sample.probability, measures=study.measures)
+              for name, est in estimates.items()}
+    return PackedGroup(study=study.name, key=task.key, shared=dict(task.shared),
+                       axes={k: list(v) for k, v in task.axes.items()},
+                       positions=task.positions, values=values, errors=errors,
+                       seconds=time.perf_counter() - start)
+
+
+Finished = CellResult | PackedGroup
+
+
+def run_task(task: Task) -> tuple[Finished, ...]:
+    """Run a planned task: a Monte Carlo cell, a group of exact-path cells or a packed group."""
+    if isinstance(task, PackedTask):
+        return (run_packed(task),)
     return run_group(task) if isinstance(task, GroupTask) else (run_cell(task),)
 
 
@@ -332,7 +479,7 @@ def _single_threaded_libraries() -> Iterator[None]:
                 os.environ.pop(name, None)
 
 
-def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[CellResult, ...]]:
+def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[Finished, ...]]:
     # forkserver, not fork: the coordinator may hold threads (a Dask client, a test runner's)
     # and forking a threaded process can deadlock. Preloading makes each worker start warm.
     context = multiprocessing.get_context("forkserver")
@@ -366,7 +513,7 @@ def connect_dask(address: str) -> Any:
         ) from None
 
 
-def _dask(tasks: Sequence[Task], client: Any) -> Iterator[tuple[CellResult, ...]]:
+def _dask(tasks: Sequence[Task], client: Any) -> Iterator[tuple[Finished, ...]]:
     from distributed import as_completed
 
     futures = client.map(run_task, list(tasks), pure=False)
@@ -379,7 +526,7 @@ def _dask(tasks: Sequence[Task], client: Any) -> Iterator[tuple[CellResult, ...]
 
 
 def _execute(tasks: Sequence[Task], workers: int, client: Any
-             ) -> Iterator[tuple[CellResult, ...]]:
+             ) -> Iterator[tuple[Finished, ...]]:
     if client is not None:
         return _dask(tasks, client)
     if workers <= 1 or len(tasks) <= 1:
@@ -408,6 +555,9 @@ def _plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ..
     elif path == "exact" and study.enumerate_outcomes is None:
         raise ValueError(f"`path` 'exact' needs an enumerable study; {study.name!r} is not.")
     _resolve_methods(study, methods)  # fail early, in the caller, on a bad import path
+    if chosen == "exact" and study.pack_groups:
+        study.check_grid(grid)
+        return _plan_packed(study, grid, methods, done)
     planned = (PlannedCell(i, seeding.cell_key(study.name, params), params)
                for i, params in enumerate(grid.cells()))
     pending = [cell for cell in planned if (study.name, cell.key) not in done]
@@ -416,6 +566,32 @@ def _plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ..
                          methods) for cell in pending]
     study.check_grid(grid)
     return [GroupTask(study, cells, methods) for cells in _groups(study, pending)]
+
+
+def _plan_packed(study: Study, grid: Grid, methods: tuple[str, ...],
+                 done: set[tuple[str, str]]) -> list[Task]:
+    """One task per group not in ``done``, without building the cells (millions of them).
+
+    A group's key is `studies.seeding.cell_key` of its shared values; its cells' grid positions
+    follow from the product structure of the grid.
+    """
+    shared_names = list(study.estimates_depend_on or ())
+    names = list(grid.parameters)
+    shape = [len(values) for values in grid.parameters.values()]
+    axes = {k: list(v) for k, v in grid.parameters.items() if k not in shared_names}
+    tasks: list[Task] = []
+    for chosen in itertools.product(*(range(len(grid.parameters[k])) for k in shared_names)):
+        shared = {k: grid.parameters[k][i] for k, i in zip(shared_names, chosen, strict=True)}
+        key = seeding.cell_key(study.name, shared)
+        if (study.name, key) in done:
+            continue
+        fixed = dict(zip(shared_names, chosen, strict=True))
+        index = np.meshgrid(*(np.array([fixed[k]]) if k in fixed else np.arange(size)
+                              for k, size in zip(names, shape, strict=True)), indexing="ij")
+        # the cells are ordered by the non-shared axes in grid order: ravel keeps that order
+        positions = np.ravel_multi_index([i.ravel() for i in index], shape).astype(np.int64)
+        tasks.append(PackedTask(study, key, shared, axes, positions, methods))
+    return tasks
 
 
 def _package_versions() -> dict[str, str]:
@@ -523,19 +699,20 @@ def run(
     else:
         root = seeding.root_entropy(rng)
     done_keys = store.finished_keys() if store is not None else set()
-    tasks = [t for s in resolved
-             for t in _plan(s, grids[s.name], root, path, tuple(methods), done_keys)]
-    total = sum(len(grids[s.name].cells()) for s in resolved)
-    collected: list[CellResult] = []
+    tasks = [t for s in resolved for t in _plan(s.for_grid(grids[s.name]), grids[s.name], root,
+                                                path, tuple(methods), done_keys)]
+    total = sum(grids[s.name].n_cells for s in resolved)
+    collected: list[Finished] = []
     status = "interrupted"
     try:
-        done = total - sum(len(t.cells) if isinstance(t, GroupTask) else 1 for t in tasks)
+        done = total - sum(_task_cells(t) for t in tasks)
         for results in _execute(tasks, workers or os.cpu_count() or 1, client):
             if store is not None:
-                store.put_cells([result.to_row() for result in results])
+                store.put_cells([r.to_row() for r in results if isinstance(r, CellResult)])
+                store.put_groups([r.to_row() for r in results if isinstance(r, PackedGroup)])
             else:  # with a store, results are read back from it (Monte Carlo blobs stay on disk)
                 collected.extend(results)
-            done += len(results)
+            done += sum(r.size if isinstance(r, PackedGroup) else 1 for r in results)
             if on_cell is not None:
                 on_cell(done, total)
         status = "complete"
@@ -544,10 +721,21 @@ def run(
             client.close()
         if store is not None:
             store.set_metadata(ended=_now(), status=status)
-            collected = [CellResult.from_row(r) for r in store.cells()]
-            write_tables(_group(collected, resolved), store.directory)
+            collected = _read_store(store)
+            write_tables(_group(collected, resolved), store.directory, resolved)
             store.close()
     return _group(collected, resolved)
+
+
+def _task_cells(task: Task) -> int:
+    if isinstance(task, PackedTask):
+        return int(task.positions.size)
+    return len(task.cells) if isinstance(task, GroupTask) else 1
+
+
+def _read_store(store: RunStore) -> list[Finished]:
+    return [*(CellResult.from_row(r) for r in store.cells()),
+            *(PackedGroup.from_row(r) for r in store.groups())]
 
 
 def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,
@@ -569,56 +757,93 @@ def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,
     return store
 
 
-def _group(cells: Iterable[CellResult], studies: Sequence[Study]) -> dict[str, StudyResult]:
-    by_study: dict[str, list[CellResult]] = {s.name: [] for s in studies}
-    for cell in cells:
-        by_study.setdefault(cell.study, []).append(cell)
-    return {name: StudyResult(name, tuple(sorted(found, key=lambda c: c.position)))
-            for name, found in by_study.items()}
+def _group(finished: Iterable[Finished], studies: Sequence[Study] | Sequence[str]
+           ) -> dict[str, StudyResult]:
+    names = [s if isinstance(s, str) else s.name for s in studies]
+    cells: dict[str, list[CellResult]] = {name: [] for name in names}
+    groups: dict[str, list[PackedGroup]] = {name: [] for name in names}
+    for result in finished:
+        if isinstance(result, PackedGroup):
+            groups.setdefault(result.study, []).append(result)
+        else:
+            cells.setdefault(result.study, []).append(result)
+    return {name: StudyResult(
+                name, tuple(sorted(cells[name], key=lambda c: c.position)),
+                tuple(sorted(groups.get(name, ()), key=lambda g: int(g.positions[0]))))
+            for name in cells}
 
 
 def results_from_store(directory: str | os.PathLike[str]) -> dict[str, StudyResult]:
-    """Every study's finished cells from a run directory (read-only)."""
+    """Every study's finished cells (and packed groups) from a run directory (read-only)."""
     from studies.store import existing_store
 
     store = existing_store(Path(directory))
     try:
-        cells = [CellResult.from_row(r) for r in store.cells()]
+        finished = _read_store(store)
         names = list(store.metadata()["identity"]["studies"])
     finally:
         store.close()
-    by_study: dict[str, list[CellResult]] = {n: [] for n in names}
-    for cell in cells:
-        by_study[cell.study].append(cell)
-    return {n: StudyResult(n, tuple(c)) for n, c in by_study.items()}
+    return _group(finished, names)
 
 
 def _format(value: float) -> str:
     return "nan" if math.isnan(value) else f"{value:.6g}"
 
 
-def write_tables(results: Mapping[str, StudyResult], directory: Path) -> None:
-    """Write ``<study>.csv`` (one row per cell and method) and ``<study>.txt`` per study."""
+def write_tables(results: Mapping[str, StudyResult], directory: Path,
+                 studies: Sequence[Study] = ()) -> None:
+    """Write ``<study>.csv`` (one row per cell and method) and ``<study>.txt`` per study.
+
+    A study of ``studies`` with a ``summary`` also gets ``<study>.summary.csv`` and ``.txt``;
+    a packed study (`Study.pack_groups`) gets only those (its cells stay in the run store).
+    """
+    by_name = {s.name: s for s in studies}
+    for name, result in results.items():
+        study = by_name.get(name)
+        if study is not None and study.summary is not None:
+            _write_summary(directory, name, list(study.summary(result)))
+        if not result.groups:
+            _write_cells(directory, name, result)
+
+
+def _write_summary(directory: Path, name: str, rows: list[Mapping[str, Any]]) -> None:
     import csv
 
-    for name, result in results.items():
-        measures = list(dict.fromkeys(
-            m for c in result.cells for p in c.performance.values() for m in p.measures))
-        params = list(result.cells[0].params) if result.cells else []
-        header = [*params, "method", "path", "n_replicates"]
-        header += [x for m in measures for x in (m, f"{m}_mcse")]
-        rows = []
-        for cell in result.cells:
-            for method, perf in cell.performance.items():
-                row = [*(cell.params[p] for p in params), method, cell.path,
-                       perf.n_replicates if perf.n_replicates is not None else ""]
-                for m in measures:
-                    found = perf.measures.get(m)
-                    row += [_format(found.value), _format(found.mcse)] if found else ["", ""]
-                rows.append(row)
-        with open(directory / f"{name}.csv", "w", newline="") as handle:
-            csv.writer(handle).writerows([header, *rows])
-        _write_text(directory / f"{name}.txt", name, result, header, rows)
+    header = list(rows[0]) if rows else []
+    table = [[_cell_text(row[k]) for k in header] for row in rows]
+    with open(directory / f"{name}.summary.csv", "w", newline="") as handle:
+        csv.writer(handle).writerows([header, *table])
+    widths = [max(len(r[i]) for r in [header, *table]) for i in range(len(header))]
+    lines = [f"study {name}: summary", ""]
+    lines += ["  ".join(v.rjust(w) for v, w in zip(r, widths, strict=True))
+              for r in [header, *table]]
+    (directory / f"{name}.summary.txt").write_text("\n".join(lines) + "\n")
+
+
+def _cell_text(value: Any) -> str:
+    return _format(value) if isinstance(value, float) else str(value)
+
+
+def _write_cells(directory: Path, name: str, result: StudyResult) -> None:
+    import csv
+
+    measures = list(dict.fromkeys(
+        m for c in result.cells for p in c.performance.values() for m in p.measures))
+    params = list(result.cells[0].params) if result.cells else []
+    header = [*params, "method", "path", "n_replicates"]
+    header += [x for m in measures for x in (m, f"{m}_mcse")]
+    rows = []
+    for cell in result.cells:
+        for method, perf in cell.performance.items():
+            row = [*(cell.params[p] for p in params), method, cell.path,
+                   perf.n_replicates if perf.n_replicates is not None else ""]
+            for m in measures:
+                found = perf.measures.get(m)
+                row += [_format(found.value), _format(found.mcse)] if found else ["", ""]
+            rows.append(row)
+    with open(directory / f"{name}.csv", "w", newline="") as handle:
+        csv.writer(handle).writerows([header, *rows])
+    _write_text(directory / f"{name}.txt", name, result, header, rows)
 
 
 def _write_text(target: Path, name: str, result: StudyResult, header: list[str],

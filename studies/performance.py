@@ -49,7 +49,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MEASURES", "Estimates", "Measure", "Performance", "exact_performance", "performance"]
+__all__ = ["MEASURES", "Estimates", "Measure", "Performance", "exact_measures", "exact_performance",
+           "performance"]
 
 Array = NDArray[np.float64]
 
@@ -437,15 +438,45 @@ def exact_performance(
     >>> [p["bias"].value for p in perfs]
     [0.0, 0.0]
     """
+    found = exact_measures(estimates, true_values, probability, measures=measures)
+    columns = {name: values.tolist() for name, values in found.items()}
+    cells = len(next(iter(columns.values()))) if columns else np.size(true_values)
+    return [Performance(measures={name: Measure(column[i], 0.0)
+                                  for name, column in columns.items()},
+                        n_replicates=None)
+            for i in range(cells)]
+
+
+def exact_measures(
+    estimates: Estimates,
+    true_values: Any,
+    probability: Any,
+    *,
+    measures: Iterable[str] = MEASURES,
+) -> dict[str, NDArray[np.float64]]:
+    """`exact_performance` as arrays: each measure's value in every cell (MCSE 0).
+
+    What the engine stores for a packed group of cells (`studies.design.Study.pack_groups`):
+    a million cells as a few arrays instead of a million `Performance` objects.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Measure name (in `MEASURES` order; those whose inputs are missing are skipped) to an
+        array of shape ``(cells,)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> est = Estimates(estimate=np.array([0.0, 0.5, 1.0]))
+    >>> exact_measures(est, [0.5, 0.25], [[0.25, 0.5, 0.25], [0.5, 0.5, 0.0]],
+    ...                measures=["bias", "mse"])["mse"].tolist()
+    [0.125, 0.0625]
+    """
     wanted, arrays = _checked(measures, estimates)
     theta = np.asarray(true_values, dtype=np.float64)
     if theta.ndim != 1:
         raise ValueError(f"`true_values` must be 1-d; got shape {theta.shape}.")
     prob = _probability_matrix(probability, theta.size, next(iter(arrays.values())).shape[0])
     found = _exact_values(Estimates(**arrays), theta, prob)
-    names = [name for name in MEASURES if name in wanted and name in found]
-    columns = [found[name].tolist() for name in names]
-    return [Performance(measures={name: Measure(column[i], 0.0)
-                                  for name, column in zip(names, columns, strict=True)},
-                        n_replicates=None)
-            for i in range(theta.size)]
+    return {name: found[name] for name in MEASURES if name in wanted and name in found}

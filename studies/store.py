@@ -4,7 +4,9 @@ Table ``run`` holds the run's metadata as JSON values (identity: studies and ver
 root seed, user methods, path; package versions, git commit, start and end times, status).
 Table ``cells`` holds one row per finished cell, committed as the cell (or the group of
 exact-path cells analysed together) finishes, so a run killed at any moment loses at most the
-cells in flight. Exact-path rows have empty ``estimates`` (see `studies.engine`). Only the
+cells in flight. Exact-path rows have empty ``estimates`` (see `studies.engine`). Table
+``groups`` holds one row per finished packed group (`studies.design.Study.pack_groups`): its
+shared parameter values, the other axes, and every cell's measures as packed arrays. Only the
 coordinating process writes.
 
 References
@@ -32,6 +34,12 @@ CREATE TABLE IF NOT EXISTS cells (
     estimates BLOB NOT NULL, seconds REAL NOT NULL, finished TEXT NOT NULL,
     PRIMARY KEY (study, key)
 );
+CREATE TABLE IF NOT EXISTS groups (
+    study TEXT NOT NULL, key TEXT NOT NULL, position INTEGER NOT NULL, cells INTEGER NOT NULL,
+    shared TEXT NOT NULL, axes TEXT NOT NULL, "values" BLOB NOT NULL, errors TEXT NOT NULL,
+    seconds REAL NOT NULL, finished TEXT NOT NULL,
+    PRIMARY KEY (study, key)
+);
 """
 
 
@@ -54,8 +62,16 @@ class RunStore:
                 [(k, json.dumps(v)) for k, v in values.items()])
 
     def finished_keys(self) -> set[tuple[str, str]]:
-        """``(study, cell key)`` of every finished cell."""
-        return set(self._db.execute("SELECT study, key FROM cells"))
+        """``(study, key)`` of every finished cell and packed group."""
+        keys = set(self._db.execute("SELECT study, key FROM cells"))
+        if self._has_groups():
+            keys |= set(self._db.execute("SELECT study, key FROM groups"))
+        return keys
+
+    def _has_groups(self) -> bool:
+        # a run stored before packed groups existed (read-only) has no such table
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'groups'"
+        return self._db.execute(query).fetchone() is not None
 
     def put_cells(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Commit finished cells in one transaction (a task's cells are stored together)."""
@@ -65,6 +81,37 @@ class RunStore:
                 " errors, estimates, seconds, finished) VALUES (:study, :key, :position,"
                 " :params, :path, :performance, :errors, :estimates, :seconds, :finished)",
                 [dict(row) for row in rows])
+
+    def put_groups(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Commit finished packed groups in one transaction."""
+        if not rows:
+            return
+        with self._db:
+            self._db.executemany(
+                'INSERT OR REPLACE INTO groups (study, key, position, cells, shared, axes,'
+                ' "values", errors, seconds, finished) VALUES (:study, :key, :position,'
+                ' :cells, :shared, :axes, :values, :errors, :seconds, :finished)',
+                [dict(row) for row in rows])
+
+    def groups(self) -> list[dict[str, Any]]:
+        """Every finished packed group, by study and grid position of its first cell."""
+        if not self._has_groups():
+            return []
+        cursor = self._db.execute('SELECT study, key, position, cells, shared, axes, "values",'
+                                  " errors, seconds, finished FROM groups"
+                                  " ORDER BY study, position")
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor]
+
+    def finished_cells(self) -> dict[str, int]:
+        """Number of finished cells per study (a packed group counts its cells)."""
+        found: dict[str, int] = {}
+        query = "SELECT study, COUNT(*) FROM cells GROUP BY study"
+        if self._has_groups():
+            query += " UNION ALL SELECT study, SUM(cells) FROM groups GROUP BY study"
+        for study, count in self._db.execute(query):
+            found[study] = found.get(study, 0) + int(count)
+        return found
 
     def cells(self, *, with_estimates: bool = False) -> list[dict[str, Any]]:
         """Every finished cell, by study and grid position."""
@@ -143,7 +190,10 @@ def open_store(directory: Path, identity: Mapping[str, Any], *, resume: bool) ->
             raise ValueError(
                 f"`out` {directory} holds a different run (differs in {', '.join(differs)}); "
                 "nothing was changed.")
-        return RunStore(_connect(path), directory)
+        store = RunStore(_connect(path), directory)
+        with store._db:  # a run stored before the groups table existed gains it
+            store._db.executescript(_SCHEMA)
+        return store
     if resume:
         raise ValueError(f"`out` {directory} holds no run to resume.")
     if directory.exists() and any(directory.iterdir()):

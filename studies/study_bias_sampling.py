@@ -11,12 +11,14 @@ Data-generating mechanisms
     replacement: an SRS of ``n = sum n_h`` documents from the whole set (``A ~
     Hypergeometric(N, K, n)``) and a stratified sample of ``n_h`` per stratum (``a_h ~
     Hypergeometric(N_h, K_h, n_h)``, independent). The **exact path** enumerates their joint
-    outcomes, ``(n + 1) prod (n_h + 1)`` of them; the outcomes and estimates depend on
-    ``sizes``, ``sampled`` and ``utility`` only (``estimates_depend_on``), so the prevalence
-    profiles of one design are analysed in one pass. ``generate`` draws the same samples by
-    Monte Carlo (``path="monte-carlo"``). Quick grid: 2 sizes x 2 allocations x 3 prevalence
-    profiles (12 cells, at most 41,261 outcomes). Full grid: 3 x 4 x 5 x 2 utilities (120 cells,
-    at most 565,871 outcomes).
+    outcomes, ``(n + 1) prod (n_h + 1)`` of them, whose probability is the outer product of the
+    ``H + 1`` marginal pmfs (each evaluated once per count: scipy's exact ``hypergeom.pmf``
+    costs about 0.2 ms a point at ``N = 10^5``, too slow to call per joint outcome). The
+    outcomes and estimates depend on ``sizes``, ``sampled`` and ``utility`` only
+    (``estimates_depend_on``), so the prevalence profiles of one design are analysed in one
+    pass. ``generate`` draws the same samples by Monte Carlo (``path="monte-carlo"``). Quick
+    grid: 2 sizes x 2 allocations x 3 prevalence profiles (12 cells, at most 41,261 outcomes).
+    Full grid: 3 x 4 x 5 x 2 utilities (120 cells in 24 groups, at most 564,921 outcomes).
 Estimands
     The utility ``u = u_a K + u_b (N - K)`` of the set (Lewis 1996, eq. 1), ``utility =
     (u_a, u_b)``.
@@ -24,11 +26,12 @@ Methods
     ``srs``: ``((u_a - u_b) A / n + u_b) N`` (eq. 5 with eq. 6) with the MSE estimate eq. 30 as
     model variance. ``stratified``: eq. 5 with eq. 7, MSE eq. 35. ``pooled``: `pooled_estimate`
     with the stratified sample as the judged pool (the pool is exactly the judged documents;
-    no model SE). The estimates use `estimators.sampling`'s own per-stratum formulas,
-    vectorised over outcomes (``tests/test_study_bias.py`` checks them against
-    `StratifiedEstimate` and `srs_estimate`). A user method (``--method module:callable``) is
-    ``estimator(sizes, sampled, positives) -> (estimate, variance)`` of the proportion ``p``,
-    with ``positives`` an int array (outcomes x strata); it is applied to the stratified sample.
+    no model SE). The proportions and variances are `estimators.stratified_proportion`,
+    vectorised over outcomes, mapped to utility by eq. 25 and 27 (``tests/test_study_bias.py``
+    checks them against `StratifiedEstimate` and `srs_estimate`). A user method (``--method
+    module:callable``) is ``estimator(sizes, sampled, positives) -> (estimate, variance)`` of
+    the proportion ``p``, with ``positives`` an int array (outcomes x strata), as
+    `estimators.stratified_proportion`; it is applied to the stratified sample.
 Performance measures
     Bias, relative bias, empirical SE, MSE, model SE and its relative error. **Unbiasedness of
     a variance estimator** is read from ``model_se_error``: Morris et al. (2019) define the
@@ -54,7 +57,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from estimators.sampling import _stratum_variances, _utility, _utility_mse, pooled_estimate
+from estimators import pooled_estimate, stratified_proportion
 from studies.design import Grid, Method, Params, Sample, Study
 from studies.performance import Estimates
 
@@ -87,25 +90,30 @@ def _outcome_grid(sampled: IntArray) -> tuple[IntArray, IntArray]:
     return flat[0], np.stack(flat[1:], axis=1)
 
 
-def _pmf(counts: IntArray, size: int, relevant: int, sampled: int) -> Array:
-    pmf: Array = stats.hypergeom.pmf(counts, size, relevant, sampled)
+def _pmf(size: int, relevant: int, sampled: int) -> Array:
+    """``P(A = a)`` for ``a = 0 .. sampled``: Hypergeometric(size, relevant, sampled)."""
+    pmf: Array = stats.hypergeom.pmf(np.arange(sampled + 1), size, relevant, sampled)
     return pmf
 
 
-def _joint_probability(params: Params, srs: IntArray, strata: IntArray) -> Array:
-    """Probability of each outcome: the SRS and the strata are drawn independently."""
+def _joint_probability(params: Params) -> Array:
+    """Probability of each outcome of `_outcome_grid`, in its (row-major) order.
+
+    The SRS and the strata are drawn independently, so it is the outer product of the
+    marginal pmfs.
+    """
     sizes, sampled, relevant = population(params)
-    prob = _pmf(srs, int(sizes.sum()), int(relevant.sum()), int(sampled.sum()))
-    for h in range(sizes.size):
-        prob = prob * _pmf(strata[:, h], int(sizes[h]), int(relevant[h]), int(sampled[h]))
-    return prob
+    marginals = [_pmf(int(sizes.sum()), int(relevant.sum()), int(sampled.sum())),
+                 *map(_pmf, sizes.tolist(), relevant.tolist(), sampled.tolist())]
+    joint: Array = functools.reduce(np.multiply.outer, marginals).ravel()
+    return joint
 
 
 def enumerate_outcomes(cells: Sequence[Params]) -> Sample:
     """The joint outcomes of one design, with their probability in each cell."""
     _, sampled, _ = population(cells[0])
     srs, strata = _outcome_grid(sampled)
-    probability = np.stack([_joint_probability(c, srs, strata) for c in cells])
+    probability = np.stack([_joint_probability(c) for c in cells])
     return Sample(data=(srs, strata), size=srs.size,
                   probability=probability / probability.sum(axis=1, keepdims=True))
 
@@ -121,39 +129,24 @@ def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
     return Sample(data=(srs, strata), size=n_replicates)
 
 
-def stratified_proportion(sizes: IntArray, sampled: IntArray, positives: IntArray
-                          ) -> tuple[Array, Array]:
-    """Eq. 7 and eq. 34 for every row of ``positives`` (rows x strata).
-
-    ``p^ = sum_h W_h a_h / n_h`` and ``Var^ = sum_h W_h^2 v_h`` with the per-stratum eq. 33
-    of `estimators.sampling`; one stratum gives eq. 6 and eq. 29.
-    """
-    weights = sizes / sizes.sum()
-    # broadcast first: eq. 33's helper shapes its output like `sizes`
-    size_f = np.broadcast_to(sizes.astype(np.float64), positives.shape)
-    sampled_f = np.broadcast_to(sampled.astype(np.float64), positives.shape)
-    estimate = np.sum(weights * positives / sampled_f, axis=1)
-    variance = np.sum(weights**2 * _stratum_variances(size_f, sampled_f, positives), axis=1)
-    return estimate, variance
-
-
 def _as_utility(estimate: Array, variance: Array, size: int, params: Params) -> Estimates:
+    """``u^ = ((u_a - u_b) p^ + u_b) N`` (eq. 25) and ``sqrt((u_a - u_b)^2 N^2 Var^)`` (eq. 27)."""
     u_a, u_b = params["utility"]
-    return Estimates(estimate=_utility(estimate, size, u_a, u_b),
-                     se=np.sqrt(_utility_mse(variance, size, u_a, u_b)))
+    return Estimates(estimate=((u_a - u_b) * estimate + u_b) * size,
+                     se=np.sqrt((u_a - u_b) ** 2 * size * size * variance))
 
 
 def _srs(data: tuple[IntArray, IntArray], params: Params) -> Estimates:
     sizes, sampled, _ = population(params)
-    total = np.array([sizes.sum()])
-    estimate, variance = stratified_proportion(total, np.array([sampled.sum()]), data[0][:, None])
-    return _as_utility(estimate, variance, int(total[0]), params)
+    total = int(sizes.sum())
+    estimate, variance = stratified_proportion([total], [sampled.sum()], data[0][:, None])
+    return _as_utility(np.asarray(estimate), np.asarray(variance), total, params)
 
 
 def _stratified(data: tuple[IntArray, IntArray], params: Params) -> Estimates:
     sizes, sampled, _ = population(params)
     estimate, variance = stratified_proportion(sizes, sampled, data[1])
-    return _as_utility(estimate, variance, int(sizes.sum()), params)
+    return _as_utility(np.asarray(estimate), np.asarray(variance), int(sizes.sum()), params)
 
 
 def _pooled(data: tuple[IntArray, IntArray], params: Params) -> Estimates:

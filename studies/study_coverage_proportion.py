@@ -63,10 +63,12 @@ Performance measures
 
 Cost
     Quick grid: 6 s of computing (13 s with start-up and tables) on one core. Full grid: 9 000
-    groups; a group at n = 1000 (1000 cells, 15 methods) takes 3.3 s and the cost is about
-    linear in n, so about 4 core-hours (2 hours on 2 workers), much of it scipy's per-count
-    intervals. The run store takes about 4 kB per cell (the CSV and text tables 3 kB more):
-    about 36 GB for the store alone.
+    groups, stored packed (``pack_groups``: one row of arrays per group, 16 bytes per cell
+    and method, about 1.7 GB; summaries stream through one group at a time). It runs ours and
+    statsmodels' intervals (``Grid.methods``); scipy's are audited on the quick grid only: its
+    interval is a scalar root search per count (1.7 ms per exact interval at n = 500), 80% of
+    a group's time, which would make the full grid about 3.3 core-hours instead of the
+    figure measured without it (see the closing note of issue 6).
 
 References
 ----------
@@ -80,11 +82,13 @@ from __future__ import annotations
 
 import functools
 import importlib.util
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import stats
 
 from estimators import PROPORTION_METHODS, proportion_ci
@@ -96,6 +100,7 @@ from studies.study_binomial_coverage import enumerate_outcomes, generate, truth
 __all__ = [
     "ALTERNATIVES",
     "LEVELS",
+    "N_BANDS",
     "PEER_METHODS",
     "STUDY",
     "CellCoverage",
@@ -104,6 +109,7 @@ __all__ = [
     "interval_methods",
     "select",
     "summarise",
+    "summary_table",
 ]
 
 LEVELS: tuple[float, ...] = (0.90, 0.95, 0.99)
@@ -243,9 +249,12 @@ def exact_coverage(method: str | Interval, n: int, p: float, *, confidence_level
 
 
 def select(result: StudyResult, **params: Any) -> StudyResult:
-    """The cells of ``result`` whose parameters equal ``params`` (e.g. one level and side)."""
+    """The cells of ``result`` whose parameters equal ``params`` (e.g. one level and side).
+
+    Packed groups are expanded into cells: for quick grids and slices, not a full grid.
+    """
     return StudyResult(result.study, tuple(
-        cell for cell in result.cells
+        cell for cell in result.expanded().cells
         if all(cell.params[k] == v for k, v in params.items())))
 
 
@@ -254,12 +263,13 @@ class MethodSummary:
     """One method's coverage over a slice of the grid (one level and alternative).
 
     Every value is exact (MCSE 0). ``worst`` holds the cells of lowest coverage as
-    ``(n, p, coverage)``.
+    ``(n, p, coverage)``; ``n_range`` the smallest and largest ``n`` summarised.
     """
 
     method: str
     confidence_level: float
     alternative: str
+    n_range: tuple[int, int]
     cells: int
     mean_coverage: float
     min_coverage: float
@@ -268,54 +278,138 @@ class MethodSummary:
     worst: tuple[tuple[int, float, float], ...]
 
 
-def _summary(method: str, level: float, side: str, rows: Sequence[tuple[int, float, float, float]],
-             worst: int) -> MethodSummary:
-    table = np.array(rows, dtype=np.float64)  # columns: n, p, coverage, width
-    coverage = table[:, 2]
-    order = np.argsort(coverage, kind="stable")[:worst]
-    return MethodSummary(
-        method=method, confidence_level=level, alternative=side, cells=len(rows),
-        mean_coverage=float(coverage.mean()), min_coverage=float(coverage.min()),
-        share_below=float(np.mean(coverage < level - BELOW)),
-        mean_width=float(table[:, 3].mean()),
-        worst=tuple((int(table[i, 0]), float(table[i, 1]), float(coverage[i])) for i in order))
+@dataclass
+class _Tally:
+    """Running sums of one (method, level, alternative, band): a full grid streams through."""
+
+    level: float
+    cells: int = 0
+    coverage: float = 0.0
+    width: float = 0.0
+    below: int = 0
+    n_low: int = 2**62
+    n_high: int = 0
+    worst: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 4)))
+
+    def add(self, n: NDArray[Any], p: NDArray[Any], position: NDArray[Any],
+            coverage: NDArray[Any], width: NDArray[Any], keep: int) -> None:
+        self.cells += coverage.size
+        self.coverage += math.fsum(coverage)
+        self.width += math.fsum(width)
+        self.below += int(np.count_nonzero(coverage < self.level - BELOW))
+        self.n_low, self.n_high = min(self.n_low, int(n.min())), max(self.n_high, int(n.max()))
+        rows = np.vstack([self.worst, np.column_stack([coverage, position, n, p])])
+        # lowest coverage first, ties in grid order (position)
+        self.worst = rows[np.lexsort((rows[:, 1], rows[:, 0]))[:keep]]
+
+    def summary(self, method: str, side: str) -> MethodSummary:
+        return MethodSummary(
+            method=method, confidence_level=self.level, alternative=side,
+            n_range=(self.n_low, self.n_high), cells=self.cells,
+            mean_coverage=self.coverage / self.cells, min_coverage=float(self.worst[0, 0]),
+            share_below=self.below / self.cells, mean_width=self.width / self.cells,
+            worst=tuple((int(r[2]), float(r[3]), float(r[0])) for r in self.worst))
 
 
-def summarise(result: StudyResult, *, worst: int = 3) -> list[MethodSummary]:
+def _chunks(result: StudyResult) -> Iterator[tuple[dict[str, NDArray[Any]],
+                                                   dict[str, dict[str, NDArray[Any]]]]]:
+    """(parameter columns, per-method measure arrays) for each group, and for the cells."""
+    for group in result.groups:
+        columns = {k: group.column(k) for k in ("n", "p", "confidence_level", "alternative")}
+        yield columns | {"position": group.positions}, {
+            m: dict(found) for m, found in group.values.items()}
+    if result.cells:
+        cells = result.cells
+        columns = {k: np.array([c.params[k] for c in cells])
+                   for k in ("n", "p", "confidence_level", "alternative")}
+        methods = dict.fromkeys(m for c in cells for m in c.performance)
+        for method in methods:
+            have = [c for c in cells if method in c.performance]
+            index = np.array([i for i, c in enumerate(cells) if method in c.performance])
+            yield ({k: v[index] for k, v in columns.items()}
+                   | {"position": np.array([c.position for c in have])},
+                   {method: {m: np.array([c.performance[method][m].value for c in have])
+                             for m in ("coverage", "width")}})
+
+
+def summarise(result: StudyResult, *, worst: int = 3,
+              bands: Sequence[tuple[int, int]] | None = None) -> list[MethodSummary]:
     """Per (method, level, alternative): mean and minimum coverage, share below nominal - 0.01.
 
     The mean is uniform over the grid's cells; on a product grid it is the mean over ``p``
     averaged over ``n`` (BCD's "average coverage", their Figure 11, is the mean over p at
-    one n: pass a result restricted with `select`).
+    one n: pass ``bands=[(n, n)]``). Reads packed groups as arrays, so a full grid
+    (9,000,000 cells) streams through in memory proportional to one group.
 
     Parameters
     ----------
     result : StudyResult
-        Cells of this study (from `studies.engine.run` or `results_from_store`).
+        Cells or packed groups of this study (from `studies.engine.run` or
+        `results_from_store`).
     worst : int
         How many lowest-coverage cells to keep per summary.
+    bands : sequence of (int, int), optional
+        Summarise the cells with ``low <= n <= high`` of each band separately (empty bands are
+        left out); None: all cells together.
 
     Returns
     -------
     list of MethodSummary
-        In order of first appearance.
+        In order of method, level, alternative and band.
     """
-    groups: dict[tuple[str, float, str], list[tuple[int, float, float, float]]] = {}
-    for cell in result.cells:
-        level = float(cell.params["confidence_level"])
-        side = str(cell.params["alternative"])
-        for method, perf in cell.performance.items():
-            groups.setdefault((method, level, side), []).append(
-                (int(cell.params["n"]), float(cell.params["p"]), perf["coverage"].value,
-                 perf["width"].value))
-    return [_summary(method, level, side, rows, worst)
-            for (method, level, side), rows in groups.items()]
+    limits = list(bands) if bands is not None else [(0, 2**62)]
+    tallies: dict[tuple[str, float, str, int], _Tally] = {}
+    for columns, methods in _chunks(result):
+        slices = {}
+        for level, side in {(float(a), str(b)) for a, b in zip(
+                columns["confidence_level"], columns["alternative"], strict=True)}:
+            same = (columns["confidence_level"] == level) & (columns["alternative"] == side)
+            for b, (low, high) in enumerate(limits):
+                mask = same & (columns["n"] >= low) & (columns["n"] <= high)
+                if mask.any():
+                    slices[level, side, b] = mask
+        for method, found in methods.items():
+            for (level, side, b), mask in slices.items():
+                tally = tallies.setdefault((method, level, side, b), _Tally(level))
+                tally.add(columns["n"][mask], columns["p"][mask], columns["position"][mask],
+                          found["coverage"][mask], found["width"][mask], worst)
+    return [tallies[key].summary(key[0], key[2]) for key in sorted(
+        tallies, key=lambda k: (_method_order(k[0]), k[1], ALTERNATIVES.index(k[2]), k[3]))]
 
 
-def _grid(ns: Iterable[int], points: int) -> Grid:
+def _method_order(method: str) -> tuple[int, str]:
+    known = list(interval_methods())
+    return (known.index(method), method) if method in known else (len(known), method)
+
+
+N_BANDS: tuple[tuple[int, int], ...] = ((1, 29), (30, 99), (100, 1000))
+
+
+def summary_table(result: StudyResult) -> list[dict[str, Any]]:
+    """The run's headline table: `summarise` over all ``n`` and per band of `N_BANDS`."""
+    rows = []
+    for bands in (None, N_BANDS):
+        for s in summarise(result, bands=bands):
+            rows.append({
+                "method": s.method, "confidence_level": s.confidence_level,
+                "alternative": s.alternative, "n": f"{s.n_range[0]}-{s.n_range[1]}",
+                "cells": s.cells, "mean_coverage": round(s.mean_coverage, 6),
+                "min_coverage": round(s.min_coverage, 6), "share_below": round(s.share_below, 6),
+                "mean_width": round(s.mean_width, 6),
+                "worst": "; ".join(f"n={n} p={p:g}: {c:.4f}" for n, p, c in s.worst)})
+    return rows
+
+
+def _grid(ns: Iterable[int], points: int, methods: Sequence[str] | None = None) -> Grid:
     ps = [round((i - 0.5) / points, 6) for i in range(1, points + 1)]
     return Grid({"n": list(ns), "p": ps, "confidence_level": list(LEVELS),
-                 "alternative": list(ALTERNATIVES)}, n_replicates=10_000)
+                 "alternative": list(ALTERNATIVES)}, n_replicates=10_000,
+                methods=None if methods is None else tuple(methods))
+
+
+def _vectorised_methods() -> list[str]:
+    """Ours and the array-valued peers: scipy's per-count intervals are too slow for 9M cells."""
+    return [name for name in interval_methods() if not name.startswith("scipy:")]
 
 
 STUDY = Study(
@@ -323,7 +417,7 @@ STUDY = Study(
     version="1",
     grids={
         "quick": _grid([5, 10, 20, 30, 50, 100], 99),
-        "full": _grid(range(1, 1001), 1000),
+        "full": _grid(range(1, 1001), 1000, _vectorised_methods()),
     },
     truth=truth,
     generate=generate,
@@ -333,4 +427,6 @@ STUDY = Study(
     estimates_depend_on=("n", "confidence_level", "alternative"),
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
+    pack_groups=True,
+    summary=summary_table,
 )

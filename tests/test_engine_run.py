@@ -42,6 +42,10 @@ SLOW = Study(
     truth=MEAN.truth, generate=_slow_generate, methods=MEAN.methods)
 
 
+def _expanded(results):
+    return {name: result.expanded() for name, result in results.items()}
+
+
 def _by_key(results):
     return {(name, c.key): {m: p.to_dict() for m, p in c.performance.items()}
             for name, result in results.items() for c in result.cells}
@@ -378,3 +382,55 @@ def test_local_workers_start_with_single_threaded_blas(monkeypatch):
     assert not result.first_errors()
     assert [row["value"] for row in result.rows("bias")] == pytest.approx([1.0] * 9)
     assert "OPENBLAS_NUM_THREADS" not in os.environ  # the coordinator's setting is restored
+
+
+PACKED = dataclasses.replace(BINOMIAL, pack_groups=True)
+
+
+def test_packed_groups_equal_the_cells_of_the_unpacked_run(tmp_path):
+    grid = dataclasses.replace(BINOMIAL.grids["full"], parameters={
+        **BINOMIAL.grids["full"].parameters, "confidence_level": [0.9, 0.95]})
+    cells = run([BINOMIAL], grid=grid, rng=1, workers=1)["binomial_coverage"]
+    packed = run([PACKED], grid=grid, rng=1, workers=2, out=tmp_path / "run")
+    result = packed["binomial_coverage"]
+    assert not result.cells and len(result.groups) == 8 * 2  # one per (n, level)
+    assert sum(g.size for g in result.groups) == grid.n_cells
+    stored = results_from_store(tmp_path / "run")["binomial_coverage"]
+    for found in (result, stored):
+        expanded = found.expanded().cells
+        assert [(c.position, c.key, c.params) for c in expanded] == [
+            (c.position, c.key, dict(c.params)) for c in cells.cells]
+        assert [c.performance for c in expanded] == [c.performance for c in cells.cells]
+    assert not (tmp_path / "run" / "binomial_coverage.csv").exists()  # cells stay in the store
+
+
+def test_packed_groups_resume_by_group_and_status_counts_their_cells(tmp_path, capsys):
+    out = tmp_path / "run"
+    whole = run([PACKED], rng=1, workers=1, out=out)
+    with sqlite3.connect(out / "run.sqlite") as db:
+        db.execute("DELETE FROM groups WHERE json_extract(shared, '$.n') = 30")
+        assert db.execute("SELECT COUNT(*) FROM cells").fetchone() == (0,)
+    progress: list[tuple[int, int]] = []
+    resumed = run([PACKED], rng=1, workers=1, out=out, resume=True,
+                  on_cell=lambda done, total: progress.append((done, total)))
+    assert progress == [(12, 12)]  # one task: the n = 30 group
+    assert _by_key(_expanded(resumed)) == _by_key(_expanded(whole))
+    assert main(["study", "status", str(out)]) == 0
+    assert "binomial_coverage v1: 12/12 cells" in capsys.readouterr().out
+
+
+def test_pack_groups_needs_estimates_depend_on():
+    with pytest.raises(ValueError, match="`pack_groups` needs `estimates_depend_on`"):
+        dataclasses.replace(BINOMIAL, estimates_depend_on=None, pack_groups=True)
+
+
+def test_a_grid_runs_only_the_methods_it_selects():
+    grid = Grid({"n": [10], "p": [0.3], "confidence_level": [0.95]}, n_replicates=2,
+                methods=("wilson",))
+    result = run([BINOMIAL], grid=grid, rng=1, workers=1)["binomial_coverage"]
+    assert [list(c.performance) for c in result.cells] == [["wilson"]]
+    with pytest.raises(ValueError, match=r"among the methods of study 'binomial_coverage' "
+                                         r"\(wald, wilson\); got \['agresti'\]"):
+        run([BINOMIAL], grid=dataclasses.replace(grid, methods=("agresti",)), rng=1, workers=1)
+    with pytest.raises(ValueError, match="at least one method"):
+        dataclasses.replace(grid, methods=())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -28,6 +29,7 @@ from estimators.sampling import (
     allocate,
     pooled_estimate,
     srs_estimate,
+    stratified_proportion,
 )
 
 Z95 = float(stats.norm.ppf(0.975))
@@ -307,6 +309,86 @@ def test_pooled_estimate_bad_input(args, kwargs, error, fragment):
     options = {"u_a": 1, "u_b": -1} | kwargs
     with pytest.raises(error, match=fragment.replace("(", r"\(").replace(")", r"\)")):
         pooled_estimate(*args, **options)
+
+
+# --- vectorized estimates for many samples of one design ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sizes,sampled",
+    [
+        ([1000, 200, 0, 40], [3, 3, 0, 2]),  # Figure 2's R3 strata (011 empty), small samples
+        ([6, 0, 4, 1, 5], [3, 0, 1, 1, 5]),  # empty, n_h = 1 < N_h, n_h = N_h = 1, fully sampled
+    ],
+)
+def test_stratified_proportion_agrees_with_stratified_estimate_row_by_row(sizes, sampled):
+    rows = np.array(list(itertools.product(*(range(n + 1) for n in sampled))))
+    estimate, variance = stratified_proportion(sizes, sampled, rows)
+    assert estimate.shape == variance.shape == (len(rows),)
+    for i, row in enumerate(rows):
+        one = StratifiedEstimate(sizes, sampled, row)
+        assert estimate[i] == pytest.approx(one.estimate, rel=1e-15)
+        np.testing.assert_allclose(variance[i], one.variance, rtol=1e-15, atol=0.0)
+
+
+def test_stratified_proportion_of_figure_2_and_of_an_srs():
+    estimate, variance = stratified_proportion(SIZES[1:], SAMPLED[1:], POSITIVES[1:])
+    assert isinstance(estimate, float) and isinstance(variance, float)
+    # the eight strata without 000 are the union of the runs' sets; R3 is 001, 011, 101, 111
+    r3 = [1, 3, 5, 7]
+    p3, v3 = stratified_proportion(np.take(SIZES, r3), np.take(SAMPLED, r3),
+                                   np.take(POSITIVES, r3))
+    assert p3 == pytest.approx(float(EXACT_P["R3"]), rel=1e-14)
+    assert 16 * 1240**2 * v3 == pytest.approx(float(EXACT_MSE["R3"]), rel=1e-12)
+    found = np.arange(31)[:, None]
+    p, v = stratified_proportion([40], [30], found)
+    for a in range(31):
+        one = srs_estimate(40, 30, a)
+        assert (p[a], v[a]) == (pytest.approx(one.estimate, rel=1e-15),
+                                pytest.approx(one.variance, rel=1e-15, abs=0.0))
+
+
+def test_stratified_proportion_broadcasts_over_leading_axes():
+    positives = np.array([[[1, 10, 0, 23], [0, 0, 0, 0]], [[30, 30, 0, 30], [1, 5, 0, 23]]])
+    estimate, variance = stratified_proportion([1000, 200, 0, 40], [30, 30, 0, 30], positives)
+    assert estimate.shape == variance.shape == (2, 2)
+    assert estimate[0, 0] == pytest.approx(float(EXACT_P["R3"]), rel=1e-14)
+    assert (estimate[0, 1], variance[0, 1]) == (0.0, 0.0)
+    assert (estimate[1, 0], variance[1, 0]) == (1.0, 0.0)
+
+
+def test_stratified_proportion_of_an_empty_population_is_nan():
+    estimate, variance = stratified_proportion([0, 0], [0, 0], [[0, 0], [0, 0]])
+    assert np.isnan(estimate).all() and np.isnan(variance).all()
+    assert math.isnan(stratified_proportion([0], [0], [0])[0])
+
+
+@pytest.mark.parametrize(
+    "args,error,fragment",
+    [
+        (([10, 5], [4, 2], [[0, 0], [1, 3]]), ValueError,
+         "`positives` must not exceed `sampled`; got positives=3 > sampled=2 at index (1, 1)."),
+        (([10, 5], [4, 2], [[0, 0, 0]]), ValueError,
+         "`positives` must have one column per stratum (shape (..., 2)); got shape (1, 3)."),
+        (([10, 5], [4, 2], 0), ValueError, "`positives` must have one column per stratum"),
+        (([10, 5], [4, 2], [[0, -1]]), ValueError,
+         "`positives` must be non-negative; got -1 at index (0, 1)."),
+        (([10, 5], [4, 2], [[0.5, 1]]), ValueError, "`positives` must hold whole numbers"),
+        (([10, 5], [4, 2], [["0", "1"]]), TypeError, "`positives` must be an integer count"),
+        (([[10, 5]], [4, 2], [[0, 1]]), ValueError, "`sizes` must be one-dimensional"),
+        (([], [], [[]]), ValueError, "`sizes` must hold at least one stratum"),
+        (([10, 5], [4], [[0, 1]]), ValueError,
+         "`sampled` must have one entry per stratum (len(sizes) = 2); got length 1."),
+        (([10, 5], [11, 2], [[0, 1]]), ValueError,
+         "`sampled` must not exceed `sizes`; got sampled=11 > size=10 in stratum '0' (index 0)."),
+        (([10, 0], [4, 1], [[0, 0]]), ValueError, "`sampled` must be 0 in an empty stratum"),
+        (([10, 5], [4, 0], [[0, 0]]), ValueError,
+         "`sampled` must be at least 1 in a non-empty stratum"),
+    ],
+)
+def test_stratified_proportion_bad_input(args, error, fragment):
+    with pytest.raises(error, match=re.escape(fragment)):
+        stratified_proportion(*args)
 
 
 # --- allocation --------------------------------------------------------------------------------

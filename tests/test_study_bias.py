@@ -6,8 +6,9 @@ import dataclasses
 
 import numpy as np
 import pytest
+from scipy import stats
 
-from estimators import StratifiedEstimate, srs_estimate
+from estimators import StratifiedEstimate, srs_estimate, stratified_proportion
 from studies import study_bias_sampling as sampling
 from studies.assertions import assert_coverage, assert_measure
 from studies.design import Grid
@@ -102,13 +103,13 @@ def test_srs_and_stratified_bias_within_mcse_on_the_monte_carlo_path():
 
 def _shrunk(sizes, sampled, positives):
     """The stratified estimator with its variance shrunk by 0.7: deliberately broken."""
-    estimate, variance = sampling.stratified_proportion(sizes, sampled, positives)
+    estimate, variance = stratified_proportion(sizes, sampled, positives)
     return estimate, 0.7 * variance
 
 
 def _unweighted(sizes, sampled, positives):
     """``sum a_h / sum n_h``, ignoring the strata's weights: deliberately biased."""
-    _, variance = sampling.stratified_proportion(sizes, sampled, positives)
+    _, variance = stratified_proportion(sizes, sampled, positives)
     return positives.sum(axis=1) / sampled.sum(), variance
 
 
@@ -141,6 +142,22 @@ def test_vectorised_estimators_match_estimators_sampling():
         assert strat.se[i] ** 2 == pytest.approx(ref.mse, rel=1e-12, abs=1e-12)
         one = srs_estimate(int(sizes.sum()), int(sampled.sum()), int(data[0][i]))
         assert simple.estimate[i] == pytest.approx(one.utility(u_a=3, u_b=-1).estimate)
+        assert simple.se[i] ** 2 == pytest.approx(one.utility(u_a=3, u_b=-1).mse, rel=1e-12,
+                                                  abs=1e-12)
+
+
+def test_exact_outcome_probabilities_are_the_product_of_hypergeometric_pmfs():
+    cells = SMALL_SAMPLING.cells()
+    sample = SAMPLING.enumerate_outcomes(cells)
+    srs, strata = sample.data
+    assert sample.size == 16 * 6**3
+    for row, params in zip(sample.probability, cells, strict=True):
+        sizes, sampled, relevant = sampling.population(params)
+        direct = stats.hypergeom.pmf(srs, sizes.sum(), relevant.sum(), sampled.sum())
+        for h in range(sizes.size):
+            direct = direct * stats.hypergeom.pmf(strata[:, h], sizes[h], relevant[h],
+                                                  sampled[h])
+        np.testing.assert_allclose(row, direct, rtol=1e-12, atol=1e-300)
 
 
 # ------------------------------------------------------------------------------ sequential

@@ -37,16 +37,21 @@ def _run(study, grid: Grid) -> StudyResult:
 
 @pytest.fixture(scope="module")
 def result() -> StudyResult:
-    return _run(OURS, GRID)
+    return _run(OURS, GRID).expanded()
+
+
+def _ns(result: StudyResult) -> list[int]:
+    return sorted({int(n) for g in result.groups for n in g.column("n")}
+                  | {c.params["n"] for c in result.cells})
 
 
 def _assert_mean_coverage(result: StudyResult, method: str, tolerance: float) -> None:
     """Mean coverage over p within ``tolerance`` of nominal at every n, level and side."""
     failures = [
         f"{s.method} n={n} {s.confidence_level} {s.alternative}: {s.mean_coverage:.4f}"
-        for n in {c.params["n"] for c in result.cells}
-        for s in summarise(select(result, n=n))
-        if s.method == method and abs(s.mean_coverage - s.confidence_level) > tolerance]
+        for s in summarise(result, bands=[(n, n) for n in _ns(result)])
+        if s.method == method and abs(s.mean_coverage - s.confidence_level) > tolerance
+        for n in [s.n_range[0]]]
     if failures:
         raise AssertionError("mean coverage off nominal:\n" + "\n".join(failures))
 
@@ -170,3 +175,37 @@ def test_peers_agree_with_ours_except_at_the_jeffreys_boundary():
     # statsmodels keeps the Beta quantile at x = 0, so p below it is never covered
     assert exact_coverage("statsmodels:jeffreys", 5, 1e-5).coverage == 0.0
     assert exact_coverage("jeffreys", 5, 1e-5).coverage > 0.9999
+
+
+def test_packed_summaries_equal_those_of_the_cells_and_are_written(tmp_path):
+    grid = dataclasses.replace(GRID, parameters={**GRID.parameters, "n": [5, 30, 100]})
+    packed = run([OURS], grid=grid, rng=1, workers=1, out=tmp_path / "run")
+    packed = packed["coverage_proportion"]
+    assert packed.groups and not packed.cells
+    cells = packed.expanded()
+    for bands in (None, [(1, 29), (30, 1000)]):
+        for a, b in zip(summarise(packed, bands=bands), summarise(cells, bands=bands),
+                        strict=True):
+            # sums of 1000s of values: only the order of additions differs (last bits)
+            assert (a.mean_coverage, a.mean_width) == pytest.approx(
+                (b.mean_coverage, b.mean_width), rel=1e-14)
+            assert dataclasses.replace(a, mean_coverage=0, mean_width=0) == \
+                dataclasses.replace(b, mean_coverage=0, mean_width=0)
+    wald = summarise(packed, bands=[(5, 5)], worst=1)[0]
+    coverage = [r["value"] for r in select(cells, n=5, confidence_level=0.9,
+                                           alternative="two-sided").rows("coverage",
+                                                                         method="wald")]
+    assert (wald.method, wald.confidence_level, wald.alternative) == ("wald", 0.9, "two-sided")
+    assert wald.mean_coverage == pytest.approx(np.mean(coverage), abs=EXACT)
+    table = (tmp_path / "run" / "coverage_proportion.summary.csv").read_text().splitlines()
+    assert table[0].startswith("method,confidence_level,alternative,n,cells,mean_coverage")
+    assert len(table) == 1 + len(PROPORTION_METHODS) * 9 * (1 + 3)  # overall + N_BANDS
+
+
+def test_full_grid_runs_ours_and_the_vectorised_peers():
+    full = STUDY.grids["full"]
+    assert full.n_cells == 1000 * 1000 * 3 * 3 and len(full.parameters["p"]) == 1000
+    methods = list(STUDY.for_grid(full).methods)
+    assert methods[:len(PROPORTION_METHODS)] == list(PROPORTION_METHODS)
+    assert not any(m.startswith("scipy:") for m in methods)
+    assert set(STUDY.methods) - set(methods) == {m for m in STUDY.methods if "scipy:" in m}
