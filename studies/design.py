@@ -168,7 +168,8 @@ class Study:
     summary : callable or None
         ``summary(result) -> list of dict``: the study's headline table (one dict per row, the
         same keys in each), written beside the run store as ``<study>.summary.csv`` and
-        ``.txt``; ``result`` is the study's `studies.engine.StudyResult`.
+        ``.txt``; ``result`` is the study's `studies.engine.StudyResult`. None: the
+        engine's `studies.engine.headline_table` (each measure's range per method).
     """
 
     name: str

@@ -67,6 +67,7 @@ __all__ = [
     "GroupTask",
     "StudyResult",
     "connect_dask",
+    "headline_table",
     "results_from_store",
     "run",
     "run_cell",
@@ -794,16 +795,58 @@ def write_tables(results: Mapping[str, StudyResult], directory: Path,
                  studies: Sequence[Study] = ()) -> None:
     """Write ``<study>.csv`` (one row per cell and method) and ``<study>.txt`` per study.
 
-    A study of ``studies`` with a ``summary`` also gets ``<study>.summary.csv`` and ``.txt``;
-    a packed study (`Study.pack_groups`) gets only those (its cells stay in the run store).
+    Every study also gets ``<study>.summary.csv`` and ``.txt``: the ``summary`` of its
+    `Study` in ``studies`` (default `headline_table`); a packed study (`Study.pack_groups`)
+    gets only those (its cells stay in the run store).
     """
     by_name = {s.name: s for s in studies}
     for name, result in results.items():
         study = by_name.get(name)
-        if study is not None and study.summary is not None:
-            _write_summary(directory, name, list(study.summary(result)))
+        summary = study.summary if study is not None and study.summary else headline_table
+        _write_summary(directory, name, list(summary(result)))
         if not result.groups:
             _write_cells(directory, name, result)
+
+
+def headline_table(result: StudyResult) -> list[dict[str, Any]]:
+    """Per method and measure: cells, smallest, mean and largest value, largest MCSE.
+
+    The default summary of a study (`Study.summary`): the range of each measure over the
+    grid, with the Monte Carlo error of its least precise cell (0 on the exact path). Cells
+    where a measure is undefined (nan) are counted apart (``nan_cells``).
+
+    Examples
+    --------
+    >>> from studies.performance import Estimates, performance
+    >>> import numpy as np
+    >>> perf = performance(Estimates(estimate=np.array([0.5, 1.5])), 1.0, measures=["bias"])
+    >>> cell = CellResult("s", "k", 0, {"n": 2}, "monte-carlo", {"m": perf}, {}, b"")
+    >>> headline_table(StudyResult("s", (cell,)))[0]["mean"]
+    0.0
+    """
+    found: dict[tuple[str, str], list[tuple[NDArray[np.float64], NDArray[np.float64]]]] = {}
+    for group in result.groups:
+        for method, measures in group.values.items():
+            for measure, values in measures.items():
+                found.setdefault((method, measure), []).append((values, np.zeros_like(values)))
+    for cell in result.cells:
+        for method, perf in cell.performance.items():
+            for measure, m in perf.measures.items():
+                found.setdefault((method, measure), []).append(
+                    (np.array([m.value]), np.array([m.mcse])))
+    rows = []
+    for (method, measure), parts in found.items():
+        values = np.concatenate([v for v, _ in parts])
+        mcse = np.concatenate([e for _, e in parts])
+        defined = ~np.isnan(values)
+        if not defined.any():
+            continue
+        rows.append({"method": method, "measure": measure, "cells": int(values.size),
+                     "nan_cells": int(values.size - defined.sum()),
+                     "min": float(values[defined].min()), "mean": float(values[defined].mean()),
+                     "max": float(values[defined].max()),
+                     "max_mcse": float(np.nanmax(mcse[defined]))})
+    return rows
 
 
 def _write_summary(directory: Path, name: str, rows: list[Mapping[str, Any]]) -> None:

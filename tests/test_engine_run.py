@@ -166,6 +166,7 @@ def test_run_writes_store_tables_and_status(tmp_path, capsys):
     header = (out / "binomial_coverage.csv").read_text().splitlines()[0].split(",")
     assert header[:6] == ["n", "p", "confidence_level", "method", "path", "n_replicates"]
     assert "coverage_mcse" in header
+    _check_headline(out / "mean_bias.csv", out / "mean_bias.summary.csv")
     with sqlite3.connect(out / "run.sqlite") as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM run")}
@@ -174,6 +175,24 @@ def test_run_writes_store_tables_and_status(tmp_path, capsys):
     assert {"numpy", "scipy"} <= set(meta["packages"]) and meta["started"] <= meta["ended"]
     assert main(["study", "status", str(out)]) == 0
     assert "mean_bias v1: 9/9 cells" in capsys.readouterr().out
+
+
+def _check_headline(cells_csv, summary_csv):
+    """The headline table is each measure's range over the per-cell table, per method."""
+    import csv
+
+    cells = list(csv.DictReader(cells_csv.open()))
+    summary = list(csv.DictReader(summary_csv.open()))
+    assert {r["measure"] for r in summary} >= {"bias", "coverage"}
+    for row in summary:
+        values = [float(c[row["measure"]]) for c in cells if c["method"] == row["method"]]
+        mcse = [float(c[row["measure"] + "_mcse"]) for c in cells if c["method"] == row["method"]]
+        assert int(row["cells"]) == len(values) > 0
+        # the tables print 6 significant digits
+        assert float(row["min"]) == pytest.approx(min(values), rel=1e-5, abs=1e-9)
+        assert float(row["max"]) == pytest.approx(max(values), rel=1e-5, abs=1e-9)
+        assert float(row["mean"]) == pytest.approx(np.mean(values), rel=1e-5, abs=1e-9)
+        assert float(row["max_mcse"]) == pytest.approx(max(mcse), rel=1e-5)
 
 
 def test_study_list_names_every_study(capsys):
