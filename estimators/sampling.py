@@ -95,7 +95,7 @@ References
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Self
@@ -114,6 +114,7 @@ __all__ = [
     "MembershipStrata",
     "PooledEstimate",
     "StratifiedEstimate",
+    "StratifiedProportion",
     "UtilityEstimate",
     "allocate",
     "pooled_estimate",
@@ -829,7 +830,28 @@ def srs_estimate(size: Any, sampled: Any, positives: Any) -> StratifiedEstimate:
     return StratifiedEstimate(*counts)
 
 
-def stratified_proportion(sizes: Any, sampled: Any, positives: Any) -> tuple[Bound, Bound]:
+@dataclass(frozen=True)
+class StratifiedProportion:
+    """Proportion estimates and their variance estimates for many samples of one design.
+
+    Unpacks as ``estimate, variance`` (like `Interval` as ``low, high``).
+
+    Attributes
+    ----------
+    estimate : float or numpy.ndarray
+        ``p^`` per sample (Lewis 1996, eq. 7).
+    variance : float or numpy.ndarray
+        Its unbiased variance estimate per sample (eq. 34).
+    """
+
+    estimate: Bound
+    variance: Bound
+
+    def __iter__(self) -> Iterator[Bound]:
+        return iter((self.estimate, self.variance))
+
+
+def stratified_proportion(sizes: Any, sampled: Any, positives: Any) -> StratifiedProportion:
     """Stratified estimates of a proportion and their variances for many samples of one design.
 
     The vectorized counterpart of ``StratifiedEstimate(sizes, sampled, row)``'s ``estimate``
@@ -848,7 +870,8 @@ def stratified_proportion(sizes: Any, sampled: Any, positives: Any) -> tuple[Bou
 
     Returns
     -------
-    estimate, variance : float or numpy.ndarray of float, shape (...)
+    StratifiedProportion
+        ``estimate`` and ``variance``, float or array of shape (...):
         ``p^ = sum_h (N_h / N) a_h / n_h`` (Lewis 1996, eq. 7; eq. 6 for one stratum) and its
         unbiased variance estimate (eq. 34; eq. 29 for one stratum), one per row: floats for a
         one-dimensional ``positives``. The policies of `StratifiedEstimate` hold: the variance
@@ -906,8 +929,8 @@ def stratified_proportion(sizes: Any, sampled: Any, positives: Any) -> tuple[Bou
     else:
         estimate = variance = np.full(positives_.shape[:-1], np.nan)
     if positives_.ndim == 1:
-        return float(estimate), float(variance)
-    return estimate, variance
+        return StratifiedProportion(float(estimate), float(variance))
+    return StratifiedProportion(estimate, variance)
 
 
 # ------------------------------------------------------------------------------ allocation

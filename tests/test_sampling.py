@@ -6,6 +6,7 @@ hypergeometric pmf), so they hold to rounding error and need no Monte Carlo tole
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import re
@@ -25,6 +26,7 @@ from estimators.sampling import (
     MembershipStrata,
     PooledEstimate,
     StratifiedEstimate,
+    StratifiedProportion,
     UtilityEstimate,
     allocate,
     pooled_estimate,
@@ -360,7 +362,7 @@ def test_stratified_proportion_broadcasts_over_leading_axes():
 def test_stratified_proportion_of_an_empty_population_is_nan():
     estimate, variance = stratified_proportion([0, 0], [0, 0], [[0, 0], [0, 0]])
     assert np.isnan(estimate).all() and np.isnan(variance).all()
-    assert math.isnan(stratified_proportion([0], [0], [0])[0])
+    assert math.isnan(stratified_proportion([0], [0], [0]).estimate)
 
 
 @pytest.mark.parametrize(
@@ -852,3 +854,11 @@ def test_estimate_is_immutable_and_does_not_alias_its_input():
         est.sampled[0] = 3
     with pytest.raises(AttributeError):
         est.labels = ("x", "y")  # type: ignore[misc]
+
+
+def test_stratified_proportion_result_is_a_frozen_pair():
+    found = stratified_proportion([1000, 200, 0, 40], [30, 30, 0, 30], [1, 10, 0, 23])
+    assert isinstance(found, StratifiedProportion)
+    assert tuple(found) == (found.estimate, found.variance)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found.estimate = 0.0  # type: ignore[misc]
