@@ -83,7 +83,8 @@ from studies.design import Grid, Method, Params, Sample, Study
 from studies.engine import StudyResult
 from studies.performance import Estimates
 
-__all__ = ["CHUNK", "EXACT_STUDY", "STUDY", "summary", "undercovering_cells", "wrap_method"]
+__all__ = ["CHUNK", "EXACT_STUDY", "STUDY", "summary", "summary_table", "undercovering_cells",
+           "wrap_method"]
 
 IntArray = NDArray[np.int64]
 
@@ -206,50 +207,6 @@ _MEASURES = ("coverage", "width", "rejection")
 # LOSCI covering) sums to exactly 1; with R = 1000 it sums to 1 + 4e-16 and the engine's
 # MCSE sqrt(c (1 - c) / R) fails with a math domain error.
 
-STUDY = Study(
-    name="coverage_f1",
-    version="1",
-    grids={
-        "quick": Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.15, 0.5],
-                       "f1": [0.3, 0.7, 0.95], "n": [50, 500], "confidence_level": [0.95],
-                       "draws": [1_000]}, n_replicates=1_024),
-        "full": Grid({"design": ["srs", "stratified"],
-                      "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
-                      "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],
-                      "n": [50, 100, 200, 500, 1000, 2000, 5000], "confidence_level": [0.95],
-                      "draws": [2_000]}, n_replicates=4_096),
-    },
-    truth=truth,
-    generate=generate,
-    methods=_methods(F1_METHODS),
-    measures=_MEASURES,
-    wrap_method=wrap_method,
-    parameter_space=(0.0, 1.0),
-)
-
-EXACT_STUDY = Study(
-    name="coverage_f1_exact",
-    version="1",
-    grids={
-        "quick": Grid({"design": ["srs"], "prevalence": [0.03, 0.15, 0.5],
-                       "f1": [0.3, 0.7, 0.95], "n": [50, 100, 200],
-                       "confidence_level": [0.95]}, n_replicates=2),
-        "full": Grid({"design": ["srs"], "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
-                      "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],
-                      "n": [50, 100, 200, 300, 500, 1000], "confidence_level": [0.95]},
-                     n_replicates=2),
-    },
-    truth=truth,
-    generate=generate,
-    methods=_methods(DETERMINISTIC),
-    measures=_MEASURES,
-    enumerate_outcomes=enumerate_outcomes,
-    estimates_depend_on=("design", "n", "confidence_level"),
-    wrap_method=wrap_method,
-    parameter_space=(0.0, 1.0),
-)
-
-
 def _cell_rows(result: StudyResult, method: str | None = None) -> list[dict[str, Any]]:
     """One row per (cell, method): params, coverage, shortfall, width, undefined share, MCSEs."""
     rows = []
@@ -319,6 +276,28 @@ def summary(result: StudyResult, *, margin: float = 0.01, z: float = 1.96
     return out
 
 
+def summary_table(result: StudyResult) -> list[dict[str, Any]]:
+    """The run's headline table: `summary` per design and method, one row each.
+
+    ``worst`` is the cell of lowest coverage as ``prevalence/F1/n``.
+    """
+    rows = []
+    designs = dict.fromkeys(str(c.params["design"]) for c in result.cells)
+    for design in designs:
+        part = StudyResult(result.study, tuple(
+            c for c in result.cells if c.params["design"] == design))
+        for method, s in summary(part).items():
+            cell = s["worst_cell"]
+            rows.append({
+                "design": design, "method": method, "cells": s["cells"],
+                "mean_coverage": s["mean_coverage"], "mean_coverage_mcse": s["mean_coverage_mcse"],
+                "min_coverage": s["min_coverage"], "min_coverage_mcse": s["min_coverage_mcse"],
+                "worst": f"{cell['prevalence']}/{cell['f1']}/{cell['n']}",
+                "share_under": s["share_under"], "mean_width": s["mean_width"],
+                "mean_undefined": s["mean_undefined"]})
+    return rows
+
+
 def undercovering_cells(result: StudyResult, *, margin: float = 0.01, z: float = 1.96,
                         method: str | None = None) -> list[dict[str, Any]]:
     """The (cell, method) rows that under-cover (see `summary`), largest shortfall first.
@@ -328,3 +307,49 @@ def undercovering_cells(result: StudyResult, *, margin: float = 0.01, z: float =
     """
     rows = [r for r in _cell_rows(result, method) if _under(r, margin, z)]
     return sorted(rows, key=lambda r: -r["shortfall"])
+
+
+STUDY = Study(
+    name="coverage_f1",
+    version="1",
+    grids={
+        "quick": Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.15, 0.5],
+                       "f1": [0.3, 0.7, 0.95], "n": [50, 500], "confidence_level": [0.95],
+                       "draws": [1_000]}, n_replicates=1_024),
+        "full": Grid({"design": ["srs", "stratified"],
+                      "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
+                      "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],
+                      "n": [50, 100, 200, 500, 1000, 2000, 5000], "confidence_level": [0.95],
+                      "draws": [2_000]}, n_replicates=4_096),
+    },
+    truth=truth,
+    generate=generate,
+    methods=_methods(F1_METHODS),
+    measures=_MEASURES,
+    wrap_method=wrap_method,
+    parameter_space=(0.0, 1.0),
+    summary=summary_table,
+)
+
+EXACT_STUDY = Study(
+    name="coverage_f1_exact",
+    version="1",
+    grids={
+        "quick": Grid({"design": ["srs"], "prevalence": [0.03, 0.15, 0.5],
+                       "f1": [0.3, 0.7, 0.95], "n": [50, 100, 200],
+                       "confidence_level": [0.95]}, n_replicates=2),
+        "full": Grid({"design": ["srs"], "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
+                      "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],
+                      "n": [50, 100, 200, 300, 500, 1000], "confidence_level": [0.95]},
+                     n_replicates=2),
+    },
+    truth=truth,
+    generate=generate,
+    methods=_methods(DETERMINISTIC),
+    measures=_MEASURES,
+    enumerate_outcomes=enumerate_outcomes,
+    estimates_depend_on=("design", "n", "confidence_level"),
+    wrap_method=wrap_method,
+    parameter_space=(0.0, 1.0),
+    summary=summary_table,
+)

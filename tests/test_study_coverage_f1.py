@@ -141,3 +141,19 @@ def test_wrapped_f1_ci_is_a_valid_user_method():
     # the empty F1 is undefined: [0, 0], flagged; the defined one is a LOSCI [low, 1]
     assert est.reject.tolist() == [True, False]
     assert est.low[0] == est.high[0] == 0.0 and est.high[1] == 1.0
+
+
+def test_summary_table_has_a_row_per_design_and_method(rare_small, tmp_path):
+    from studies.study_coverage_f1 import summary_table
+
+    rows = summary_table(rare_small)
+    assert [(r["design"], r["method"]) for r in rows] == [
+        ("srs", m) for m in EXACT_STUDY.methods]
+    delta = summary(rare_small)["delta"]
+    assert rows[0]["mean_coverage"] == delta["mean_coverage"]
+    assert rows[0]["worst"] == "{prevalence}/{f1}/{n}".format(**delta["worst_cell"])
+    grid = Grid({"design": ["srs"], "prevalence": [0.03], "f1": [0.7], "n": [50],
+                 "confidence_level": [0.95]}, n_replicates=2)
+    run([EXACT_STUDY], grid=grid, rng=0, workers=1, out=tmp_path / "run")
+    header = (tmp_path / "run" / "coverage_f1_exact.summary.csv").read_text().splitlines()[0]
+    assert header.startswith("design,method,cells,mean_coverage,mean_coverage_mcse")
