@@ -12,7 +12,11 @@ are computed once per group and each cell's measures come from one vectorized pa
 group's probability matrix (`studies.performance.exact_performance`). A cell's result does not
 depend on which other cells share its group. Exact-path estimates are not stored: they are a
 deterministic function of the group's parameters and the study's version (enumerate again to
-see them).
+see them). A study that declares ``pack_groups`` (grids of millions of exact cells) is planned
+group by group without building its cells (`PackedTask`, `run_packed`) and each group is
+stored as one row of arrays (`PackedGroup`); resume then works group by group.
+
+A grid may select a subset of the study's methods (`studies.design.Grid.methods`).
 
 `run` coordinates: it skips cells already in the run store (``resume``; a partly stored group
 computes only its missing cells), commits each finished task's cells in one transaction as it
