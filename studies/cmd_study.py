@@ -74,7 +74,8 @@ def _list(args: argparse.Namespace) -> int:
 class Progress:
     """Cells done / total with an ETA: one updating line on a terminal, plain lines otherwise.
 
-    Plain mode prints at every tenth of the run (CI logs stay short).
+    Plain mode prints at every tenth of the run (CI logs stay short). The ETA extrapolates the
+    rate since the first report, so cells finished before a resume do not make it optimistic.
     """
 
     def __init__(self, stream: TextIO) -> None:
@@ -82,10 +83,15 @@ class Progress:
         self.tty = stream.isatty()
         self.start = time.monotonic()
         self.last_tenth = -1
+        self.first: tuple[float, int] | None = None
 
     def __call__(self, done: int, total: int) -> None:
-        elapsed = time.monotonic() - self.start
-        eta = elapsed / done * (total - done) if done else math.nan
+        now = time.monotonic()
+        elapsed = now - self.start
+        if self.first is None:
+            self.first = (now, done)
+        since, base = self.first
+        eta = (now - since) / (done - base) * (total - done) if done > base else math.nan
         text = f"{done}/{total} cells, {elapsed:.1f} s elapsed, ETA {eta:.1f} s"
         if self.tty:
             self.stream.write(f"\r{text}\033[K" + ("\n" if done == total else ""))

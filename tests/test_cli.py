@@ -51,3 +51,19 @@ def test_module_entry_point_exit_status():
     done = subprocess.run([sys.executable, "-m", "studies.cli", "demo", "--fn", "x"],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stderr.startswith("evalcert: error:")
+
+
+def test_progress_eta_uses_the_rate_since_the_first_report(monkeypatch):
+    import io
+
+    from studies import cmd_study
+
+    clock = iter([100.0, 130.0, 140.0])  # start, first report, second report
+    monkeypatch.setattr(cmd_study.time, "monotonic", lambda: next(clock))
+    stream = io.StringIO()
+    progress = cmd_study.Progress(stream)
+    progress(236, 504)  # a resumed run: 236 cells were finished before it started
+    progress(286, 504)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "236/504 cells, 30.0 s elapsed, ETA nan s"
+    assert lines[1] == "286/504 cells, 40.0 s elapsed, ETA 43.6 s"  # 10 s / 50 cells x 218
