@@ -220,7 +220,7 @@ class PackedGroup:
         return int(self.positions.size)
 
     def column(self, name: str) -> NDArray[Any]:
-        """Parameter ``name`` of every cell (a shared one repeated)."""
+        """Scalar parameter ``name`` of every cell (a shared one repeated)."""
         if name in self.shared:
             return np.full(self.size, self.shared[name])
         names = list(self.axes)
