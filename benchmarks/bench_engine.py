@@ -5,7 +5,9 @@ throughput of 1 and 2 local worker processes on a CPU-bound study (after the one
 the worker processes' forkserver, reported apart), the Monte Carlo path of the
 binomial coverage example beside the random-number floor (drawing its binomial samples only),
 and the exact path beside the Monte Carlo path at 10^5 replicates per cell on the full grid
-(8 n x 99 p: large enough that the exact path's fixed costs per group do not dominate).
+(8 n x 99 p: large enough that the exact path's fixed costs per group do not dominate), and
+packed groups (``pack_groups``) beside a row per cell on coverage_proportion groups (1000 cells
+each, 12 methods): time to analyse and store, and bytes stored per cell.
 
 Run: ``python benchmarks/bench_engine.py``.
 """
@@ -22,9 +24,20 @@ from pathlib import Path
 import numpy as np
 
 from studies.design import Grid, Sample, Study
-from studies.engine import CellTask, run, run_cell
+from studies.engine import (
+    CellTask,
+    GroupTask,
+    PlannedCell,
+    _plan_packed,
+    run,
+    run_cell,
+    run_group,
+    run_packed,
+)
 from studies.performance import Estimates
 from studies.registry import get_study
+from studies.seeding import cell_key
+from studies.store import open_store
 
 
 def _trivial_generate(params, n_replicates, *, rng=None):
@@ -102,6 +115,36 @@ def exact_vs_mc(grid: Grid, every: int) -> tuple[float, float, float]:
     return exact, stored, mc * len(grid.cells()) / len(cells)
 
 
+def packed_vs_cells(ns: tuple[int, ...]) -> tuple[float, float, float, float]:
+    """Seconds and stored bytes per cell: packed groups, then the same groups as cell rows.
+
+    Both write to a fresh run store, one transaction per group, as `run` does.
+    """
+    study = get_study("coverage_proportion")
+    full = study.grids["full"]
+    study = study.for_grid(full)
+    tasks = [t for t in _plan_packed(study, full, (), set()) if t.shared["n"] in ns]
+    cells = sum(t.positions.size for t in tasks)
+    results = []
+    for packed in (True, False):
+        with tempfile.TemporaryDirectory() as scratch:
+            store = open_store(Path(scratch) / "run", {"bench": packed}, resume=False)
+            start = time.perf_counter()
+            for task in tasks:
+                if packed:
+                    store.put_groups([run_packed(task).to_row()])
+                else:
+                    planned = tuple(PlannedCell(int(i), cell_key(study.name, params), params)
+                                    for i, params in zip(task.positions, task.cell_params(),
+                                                         strict=True))
+                    store.put_cells([r.to_row() for r in run_group(GroupTask(study, planned))])
+            seconds = time.perf_counter() - start
+            store.close()
+            size = sum(f.stat().st_size for f in (Path(scratch) / "run").iterdir())
+        results += [seconds / cells, size / cells]
+    return results[0], results[1], results[2], results[3]
+
+
 def _timed(action: Callable[[], object]) -> float:
     start = time.perf_counter()
     action()
@@ -126,6 +169,12 @@ def main() -> None:
           f"{mc_full:.2f} s (every 9th cell measured, scaled); exact path {exact * 1e3:.1f} ms, "
           f"{mc_full / exact:.0f}x faster (target >= 100x); exact path with a run store "
           f"{stored * 1e3:.0f} ms ({mc_full / stored:.0f}x; SQLite writes and summary tables)")
+    ns = (100, 500, 1000)
+    packed_s, packed_b, cells_s, cells_b = packed_vs_cells(ns)
+    print(f"coverage_proportion groups n = {ns} x 9 levels/sides (27,000 cells, 12 methods): "
+          f"packed {packed_s * 1e6:.0f} us and {packed_b:.0f} B per cell; a row per cell "
+          f"{cells_s * 1e6:.0f} us and {cells_b:.0f} B per cell ({cells_s / packed_s:.1f}x the "
+          f"time, {cells_b / packed_b:.0f}x the bytes)")
 
 
 if __name__ == "__main__":
