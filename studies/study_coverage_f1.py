@@ -45,10 +45,13 @@ Performance measures
     2019, Table 6). `STUDY` runs on the Monte Carlo path (replicates drawn vectorized:
     one multinomial or two binomial calls per cell; the Monte Carlo methods' draws are made in
     chunks of `CHUNK` replicates). `EXACT_STUDY` computes the deterministic methods (delta,
-    logit-delta) under SRS **exactly**: their SRS intervals depend only on ``tp`` and
-    ``e = fp + fn``, a trinomial with ``(n + 1)(n + 2) / 2`` outcomes, enumerated for
-    ``n <= 1000`` (MCSE = 0); the cells of one ``n`` share the enumeration
-    (``estimates_depend_on``).
+    logit-delta) **exactly** for ``n <= 1000`` (MCSE = 0), under both designs: their SRS
+    intervals depend only on ``tp`` and ``e = fp + fn``, a trinomial with
+    ``(n + 1)(n + 2) / 2`` outcomes; the stratified sample is two independent binomials,
+    ``(n1 + 1)(n0 + 1)`` outcomes (at most 251,001). The cells of one (design, ``n``,
+    prevalence) share the enumeration (``estimates_depend_on``: the stratified allocation
+    depends on the prevalence). On the cells both studies share, the Monte Carlo coverage
+    agrees with the exact one to within its MCSE (``tests/test_study_coverage_f1.py``).
 
 The engine chooses one path per run (exact when a study can enumerate its outcomes), so the
 exact cells are a second `Study` of this module (``coverage_f1_exact``) rather than a per-cell
@@ -145,11 +148,15 @@ def _trinomial_outcomes(n: int) -> IntArray:
 
 
 def enumerate_outcomes(cells: Sequence[Params]) -> Sample:
-    """SRS outcomes ``(tp, e, 0, tn)`` (fp carries ``e = fp + fn``) with trinomial probabilities.
+    """Every test sample of the cells' design, with its probability in each cell.
 
-    Exact for the deterministic methods, whose SRS intervals depend on ``tp`` and ``e`` only.
-    Probabilities in log space for the whole (cells x outcomes) matrix.
+    SRS: outcomes ``(tp, e, 0, tn)`` (fp carries ``e = fp + fn``) with trinomial
+    probabilities, exact for the deterministic methods, whose SRS intervals depend on ``tp``
+    and ``e`` only. Stratified: every ``(tp, n1 - tp, fn, n0 - fn)``, two independent
+    binomials. Probabilities in log space for the whole (cells x outcomes) matrix.
     """
+    if cells[0]["design"] == "stratified":
+        return _stratified_outcomes(cells)
     n = int(cells[0]["n"])
     outcomes = _trinomial_outcomes(n)
     props = np.array([cell_proportions(params) for params in cells])
@@ -161,6 +168,30 @@ def enumerate_outcomes(cells: Sequence[Params]) -> Sample:
                               outcomes[:, 2]])
     return Sample(data=(counts, 0), size=outcomes.shape[0],
                   probability=probability / probability.sum(axis=1, keepdims=True))
+
+
+def _stratified_outcomes(cells: Sequence[Params]) -> Sample:
+    """``tp ~ Bin(n1, precision)`` and ``fn ~ Bin(n0, fn share of the unretrieved)``, all pairs.
+
+    The cells share their allocation ``(n1, n0)`` (their prevalence is a grouping parameter).
+    """
+    n1, n0 = allocation(cells[0])
+    tp, fn = (axis.ravel() for axis in np.meshgrid(np.arange(n1 + 1), np.arange(n0 + 1),
+                                                   indexing="ij"))
+    props = np.array([cell_proportions(params) for params in cells])
+    precision = (props[:, 0] / (props[:, 0] + props[:, 1]))[:, None]
+    omission = (props[:, 2] / (props[:, 2] + props[:, 3]))[:, None]
+    log_p = (_log_binomial(tp, n1, precision) + _log_binomial(fn, n0, omission))
+    probability = np.exp(log_p)
+    counts = np.column_stack([tp, n1 - tp, fn, n0 - fn]).astype(np.int64)
+    return Sample(data=(counts, 0), size=counts.shape[0],
+                  probability=probability / probability.sum(axis=1, keepdims=True))
+
+
+def _log_binomial(k: IntArray, n: int, p: NDArray[np.float64]) -> NDArray[np.float64]:
+    log_choose = special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
+    found: NDArray[np.float64] = log_choose + special.xlogy(k, p) + special.xlog1py(n - k, -p)
+    return found
 
 
 def _intervals(ci: Callable[..., Any], alternative: str, data: tuple[IntArray, int],
@@ -333,12 +364,13 @@ STUDY = Study(
 
 EXACT_STUDY = Study(
     name="coverage_f1_exact",
-    version="1",
+    version="2",
     grids={
-        "quick": Grid({"design": ["srs"], "prevalence": [0.03, 0.15, 0.5],
+        "quick": Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.15, 0.5],
                        "f1": [0.3, 0.7, 0.95], "n": [50, 100, 200],
                        "confidence_level": [0.95]}, n_replicates=2),
-        "full": Grid({"design": ["srs"], "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
+        "full": Grid({"design": ["srs", "stratified"],
+                      "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
                       "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],
                       "n": [50, 100, 200, 300, 500, 1000], "confidence_level": [0.95]},
                      n_replicates=2),
@@ -348,7 +380,8 @@ EXACT_STUDY = Study(
     methods=_methods(DETERMINISTIC),
     measures=_MEASURES,
     enumerate_outcomes=enumerate_outcomes,
-    estimates_depend_on=("design", "n", "confidence_level"),
+    # the stratified allocation and population sizes follow the prevalence
+    estimates_depend_on=("design", "n", "prevalence", "confidence_level"),
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
     summary=summary_table,

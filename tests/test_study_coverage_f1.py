@@ -157,3 +157,32 @@ def test_summary_table_has_a_row_per_design_and_method(rare_small, tmp_path):
     run([EXACT_STUDY], grid=grid, rng=0, workers=1, out=tmp_path / "run")
     header = (tmp_path / "run" / "coverage_f1_exact.summary.csv").read_text().splitlines()[0]
     assert header.startswith("design,method,cells,mean_coverage,mean_coverage_mcse")
+
+
+def test_stratified_enumeration_is_two_independent_binomials():
+    cell = {"design": "stratified", "prevalence": 0.15, "f1": 0.7, "n": 40,
+            "confidence_level": 0.95}
+    sample = enumerate_outcomes([cell])
+    counts, _ = sample.data
+    n1, n0 = counts[0, 0] + counts[0, 1], counts[0, 2] + counts[0, 3]
+    assert (n1, n0) == (6, 34) and sample.size == 7 * 35
+    precision, omission = 0.7, 0.15 * 0.3 / (1 - 0.15 * 0.7 - 0.15 * 0.3)
+    direct = stats.binom.pmf(counts[:, 0], n1, precision) * stats.binom.pmf(counts[:, 2], n0,
+                                                                            omission)
+    np.testing.assert_allclose(sample.probability[0], direct, rtol=1e-12, atol=1e-300)
+
+
+def test_monte_carlo_coverage_agrees_with_the_exact_path_in_both_designs():
+    # the same cells on both paths: MC coverage within 4 MCSE (Bonferroni over 8 checks)
+    grid = Grid({"design": ["srs", "stratified"], "prevalence": [0.1, 0.5], "f1": [0.7],
+                 "n": [200], "confidence_level": [0.95], "draws": [10]}, n_replicates=4096)
+    study = _only(STUDY, "delta", "logit-delta-losci")
+    mc = run([study], grid=grid, rng=11, workers=1)["coverage_f1"]
+    exact = run([_only(EXACT_STUDY, "delta", "logit-delta-losci")], grid=grid, rng=11,
+                workers=1)["coverage_f1_exact"]
+    truth = {(str(r["params"]), r["method"]): r["value"] for r in exact.rows("coverage")}
+    rows = mc.rows("coverage")
+    assert len(rows) == len(truth) == 8
+    for row in rows:
+        expected = truth[str(row["params"]), row["method"]]
+        assert abs(row["value"] - expected) <= 4 * row["mcse"], (row, expected)
