@@ -79,9 +79,13 @@ def test_dask_backend_gives_the_local_results():
         remote = run(["binomial_coverage", "mean_bias"], rng=5, scheduler=cluster.scheduler_address,
                      path="monte-carlo")
         remote_exact = run(["binomial_coverage"], rng=5, scheduler=cluster.scheduler_address)
+        remote_packed = run([PACKED], rng=5, scheduler=cluster.scheduler_address)
     local = run(["binomial_coverage", "mean_bias"], rng=5, workers=1, path="monte-carlo")
     assert _by_key(remote) == _by_key(local)
-    assert _by_key(remote_exact) == _by_key(run(["binomial_coverage"], rng=5, workers=1))
+    local_exact = run(["binomial_coverage"], rng=5, workers=1)
+    assert _by_key(remote_exact) == _by_key(local_exact)
+    assert remote_packed["binomial_coverage"].groups
+    assert _by_key(_expanded(remote_packed)) == _by_key(local_exact)
 
 
 def test_unreachable_scheduler_fails_fast_and_cleanly(tmp_path, capsys):
