@@ -55,8 +55,8 @@ from studies import seeding
 from studies.design import Grid, Method, Sample, Study
 from studies.performance import (
     Estimates,
-    Measure,
     Performance,
+    exact_cells,
     exact_measures,
     exact_performance,
     performance,
@@ -231,15 +231,13 @@ class PackedGroup:
     def cells(self) -> tuple[CellResult, ...]:
         """The group as `CellResult` objects (small grids: tests, `StudyResult.rows`)."""
         params = _cell_params(self.shared, self.axes)
-        lists = {m: {k: v.tolist() for k, v in found.items()} for m, found in self.values.items()}
+        perf = {m: exact_cells(found, self.size) for m, found in self.values.items()}
         seconds = self.seconds / max(self.size, 1)
         return tuple(
             CellResult(study=self.study, key=seeding.cell_key(self.study, cell),
                        position=int(position), params=cell, path="exact",
-                       performance={m: Performance({k: Measure(v[i], 0.0) for k, v in f.items()},
-                                                   n_replicates=None)
-                                    for m, f in lists.items()},
-                       errors=self.errors, estimates=b"", seconds=seconds)
+                       performance={m: p[i] for m, p in perf.items()}, errors=self.errors,
+                       estimates=b"", seconds=seconds)
             for i, (position, cell) in enumerate(zip(self.positions, params, strict=True)))
 
     def to_row(self) -> dict[str, Any]:
@@ -860,10 +858,7 @@ def _write_summary(directory: Path, name: str, rows: list[Mapping[str, Any]]) ->
     table = [[_cell_text(row[k]) for k in header] for row in rows]
     with open(directory / f"{name}.summary.csv", "w", newline="") as handle:
         csv.writer(handle).writerows([header, *table])
-    widths = [max(len(r[i]) for r in [header, *table]) for i in range(len(header))]
-    lines = [f"study {name}: summary", ""]
-    lines += ["  ".join(v.rjust(w) for v, w in zip(r, widths, strict=True))
-              for r in [header, *table]]
+    lines = [f"study {name}: summary", "", *_aligned(header, table)]
     (directory / f"{name}.summary.txt").write_text("\n".join(lines) + "\n")
 
 
@@ -893,12 +888,16 @@ def _write_cells(directory: Path, name: str, result: StudyResult) -> None:
     _write_text(directory / f"{name}.txt", name, result, header, rows)
 
 
+def _aligned(header: list[str], rows: list[list[Any]]) -> list[str]:
+    """Right-aligned text columns, header first."""
+    table = [header, *[[str(v) for v in r] for r in rows]]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    return ["  ".join(v.rjust(w) for v, w in zip(r, widths, strict=True)) for r in table]
+
+
 def _write_text(target: Path, name: str, result: StudyResult, header: list[str],
                 rows: list[list[Any]]) -> None:
-    table = [header, *[[str(v) for v in r] for r in rows]]
-    widths = [max(len(str(r[i])) for r in table) for i in range(len(header))]
-    lines = [f"study {name}: {len(result.cells)} cells finished", ""]
-    lines += ["  ".join(str(v).rjust(w) for v, w in zip(r, widths, strict=True)) for r in table]
+    lines = [f"study {name}: {len(result.cells)} cells finished", "", *_aligned(header, rows)]
     for method, (params, message) in result.first_errors().items():
         lines.append(f"method {method} FAILED (first failing cell {dict(params)}): {message}")
     target.write_text("\n".join(lines) + "\n")

@@ -49,8 +49,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MEASURES", "Estimates", "Measure", "Performance", "exact_measures", "exact_performance",
-           "performance"]
+__all__ = ["MEASURES", "Estimates", "Measure", "Performance", "exact_cells", "exact_measures",
+           "exact_performance", "performance"]
 
 Array = NDArray[np.float64]
 
@@ -439,8 +439,12 @@ def exact_performance(
     [0.0, 0.0]
     """
     found = exact_measures(estimates, true_values, probability, measures=measures)
+    return exact_cells(found, int(np.size(true_values)))
+
+
+def exact_cells(found: Mapping[str, NDArray[np.float64]], cells: int) -> list[Performance]:
+    """One `Performance` per cell from `exact_measures`' arrays (every MCSE 0)."""
     columns = {name: values.tolist() for name, values in found.items()}
-    cells = len(next(iter(columns.values()))) if columns else np.size(true_values)
     return [Performance(measures={name: Measure(column[i], 0.0)
                                   for name, column in columns.items()},
                         n_replicates=None)
