@@ -422,10 +422,7 @@ def _design_counts(
     sizes_ = _one_dimensional(sizes, "sizes")
     if sizes_.size == 0:
         raise ValueError("`sizes` must hold at least one stratum; got an empty array.")
-    sampled_ = _one_dimensional(sampled, "sampled")
-    if sampled_.size != sizes_.size:
-        raise ValueError(f"`sampled` must have one entry per stratum (len(sizes) = "
-                         f"{sizes_.size}); got length {sampled_.size}.")
+    sampled_ = _per_stratum(sampled, "sampled", sizes_.size)
     names = _stratum_labels(labels, sizes_.size)
     empty_sampled = (sizes_ == 0) & (sampled_ > 0)
     if empty_sampled.any():
@@ -449,15 +446,21 @@ def _design_counts(
     return sizes_, sampled_, names
 
 
+def _per_stratum(values: Any, name: str, strata: int) -> IntArray:
+    """One-dimensional counts, one per stratum."""
+    counts = _one_dimensional(values, name)
+    if counts.size != strata:
+        raise ValueError(f"`{name}` must have one entry per stratum (len(sizes) = {strata}); "
+                         f"got length {counts.size}.")
+    return counts
+
+
 def _strata_counts(
     sizes: Any, sampled: Any, positives: Any, labels: Any, sample_required: Any = None
 ) -> tuple[IntArray, IntArray, IntArray, tuple[str, ...]]:
     """Validate one sample's per-stratum counts (`_design_counts`, then ``a_h``)."""
     sizes_, sampled_, names = _design_counts(sizes, sampled, labels, sample_required)
-    positives_ = _one_dimensional(positives, "positives")
-    if positives_.size != sizes_.size:
-        raise ValueError(f"`positives` must have one entry per stratum (len(sizes) = "
-                         f"{sizes_.size}); got length {positives_.size}.")
+    positives_ = _per_stratum(positives, "positives", sizes_.size)
     over = positives_ > sampled_
     if over.any():
         index = check.first_index(over)
