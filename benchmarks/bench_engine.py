@@ -23,21 +23,14 @@ from pathlib import Path
 
 import numpy as np
 
-from studies.design import Grid, Sample, Study
-from studies.engine import (
-    CellTask,
-    GroupTask,
-    PlannedCell,
-    _plan_packed,
-    run,
-    run_cell,
-    run_group,
-    run_packed,
-)
-from studies.performance import Estimates
-from studies.registry import get_study
-from studies.seeding import cell_key
-from studies.store import open_store
+from studies.engine import Estimates, Grid, Sample, Study, run
+from studies.engine.planning import _plan_packed
+from studies.engine.seeding import cell_key
+from studies.engine.store import open_store
+from studies.engine.tasks import CellTask, GroupTask, PlannedCell, run_cell, run_group, run_packed
+from studies.suite import get_study
+
+MEAN = get_study("mean_bias")
 
 
 def _trivial_generate(params, n_replicates, *, rng=None):
@@ -72,14 +65,14 @@ def worker_speedup() -> tuple[float, float, float]:
     warm-up run and reported apart.
     """
     warm = Grid({"distribution": ["normal"], "n": [5, 6]}, n_replicates=100)
-    run(["mean_bias"], grid=warm, rng=1, workers=1)  # imports
-    start_up = _timed(lambda: run(["mean_bias"], grid=warm, rng=1, workers=2))
+    run([MEAN], grid=warm, rng=1, workers=1)  # imports
+    start_up = _timed(lambda: run([MEAN], grid=warm, rng=1, workers=2))
     cpu = Grid({"distribution": ["normal", "exponential", "lognormal"],
                 "n": list(range(100, 124))}, n_replicates=10_000)
     times: dict[int, list[float]] = {1: [], 2: []}
     for _ in range(3):
         for workers, found in times.items():
-            found.append(_timed(lambda w=workers: run(["mean_bias"], grid=cpu, rng=1, workers=w)))
+            found.append(_timed(lambda w=workers: run([MEAN], grid=cpu, rng=1, workers=w)))
     return start_up, statistics.median(times[1]), statistics.median(times[2])
 
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from estimators import ConfusionMatrix
-from studies.cli import main
+from studies.cli.main import main
 
 
 def test_demo_json_matches_the_api(capsys):
@@ -36,7 +36,7 @@ def test_demo_table_prints_every_measure(capsys):
     [
         (["demo", "--tp", "-1"], "--tp: must be a non-negative integer"),
         (["demo", "--confidence-level", "1.5"], "strictly between 0 and 1"),
-        (["demo", "--method", "exact"], "`method` must be one of"),
+        (["demo", "--method", "exact"], "invalid choice: 'exact' (choose from 'wald'"),
         (["nonsense"], "invalid choice"),
         ([], "required"),
     ],
@@ -53,17 +53,38 @@ def test_module_entry_point_exit_status():
     assert done.returncode == 2 and done.stderr.startswith("evalcert: error:")
 
 
-def test_progress_eta_uses_the_rate_since_the_first_report(monkeypatch):
+def test_progress_in_a_log_counts_only_the_cells_of_this_session(monkeypatch):
     import io
 
-    from studies import cmd_study
+    import tqdm.std
 
-    clock = iter([100.0, 130.0, 140.0])  # start, first report, second report
-    monkeypatch.setattr(cmd_study.time, "monotonic", lambda: next(clock))
-    stream = io.StringIO()
-    progress = cmd_study.Progress(stream)
+    from studies.cli.progress import Progress
+
+    clock = [100.0]
+    monkeypatch.setattr(tqdm.std, "time", lambda: clock[0])
+    stream = io.StringIO()  # not a terminal: plain lines
+    progress = Progress(stream)
     progress(236, 504)  # a resumed run: 236 cells were finished before it started
-    progress(286, 504)
+    clock[0] = 110.0
+    progress(286, 504)  # 50 cells in 10 s: 218 left take 43.6 s
     lines = stream.getvalue().splitlines()
-    assert lines[0] == "236/504 cells, 30.0 s elapsed, ETA nan s"
-    assert lines[1] == "286/504 cells, 40.0 s elapsed, ETA 43.6 s"  # 10 s / 50 cells x 218
+    assert len(lines) == 2 and "\r" not in stream.getvalue()
+    assert lines[0].startswith(" 47% 236/504 cells, elapsed 00:00, left ?")
+    assert lines[1].startswith(" 57% 286/504 cells, elapsed 00:10, left 00:43,")
+    assert lines[1].endswith(" 5.00cell/s")
+
+
+def test_progress_on_a_terminal_is_a_bar():
+    import io
+
+    from studies.cli.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    progress = Progress(stream)
+    for done in range(0, 11):
+        progress(done, 10)
+    assert "\r" in stream.getvalue() and "10/10" in stream.getvalue()

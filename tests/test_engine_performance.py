@@ -9,9 +9,9 @@ import pytest
 from scipy import stats
 
 from estimators import proportion_ci
-from studies.engine import CellTask, run_cell
-from studies.performance import Estimates, exact_performance, performance
-from studies.registry import get_study
+from studies.engine.performance import Estimates, exact_performance, performance
+from studies.engine.tasks import CellTask, run_cell
+from studies.suite.registry import get_study
 
 MEAN_BIAS = get_study("mean_bias")
 BINOMIAL = get_study("binomial_coverage")

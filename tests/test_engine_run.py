@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from studies.cli import main
-from studies.design import Grid, Sample, Study
+from studies.cli.main import main
 from studies.engine import results_from_store, run
-from studies.performance import Estimates, performance
-from studies.registry import get_study, study_names
-from studies.seeding import cell_key, cell_seed
+from studies.engine.design import Grid, Sample, Study
+from studies.engine.performance import Estimates, performance
+from studies.engine.seeding import cell_key, cell_seed
+from studies.report import write_tables
+from studies.suite.registry import get_study, study_names
 
 ROOT = Path(__file__).resolve().parents[1]
 MEAN = get_study("mean_bias")
@@ -61,14 +62,14 @@ def test_cell_seed_depends_on_root_and_parameters_only():
 
 
 def test_same_results_with_one_or_two_workers_in_any_order():
-    one = run(["binomial_coverage", "mean_bias"], rng=11, workers=1, path="monte-carlo")
-    two = run(["mean_bias", "binomial_coverage"], rng=11, workers=2, path="monte-carlo")
+    one = run([BINOMIAL, MEAN], rng=11, workers=1, path="monte-carlo")
+    two = run([get_study("mean_bias"), BINOMIAL], rng=11, workers=2, path="monte-carlo")
     reversed_grid = Grid({k: v[::-1] for k, v in MEAN.grids["quick"].parameters.items()},
                          n_replicates=MEAN.grids["quick"].n_replicates)
-    shuffled = run(["mean_bias"], grid=reversed_grid, rng=11, workers=1)
+    shuffled = run([MEAN], grid=reversed_grid, rng=11, workers=1)
     assert _by_key(one) == _by_key(two)
     assert _by_key(shuffled) == {k: v for k, v in _by_key(one).items() if k[0] == "mean_bias"}
-    assert _by_key(run(["mean_bias"], rng=12, workers=1)) != _by_key(shuffled)
+    assert _by_key(run([MEAN], rng=12, workers=1)) != _by_key(shuffled)
 
 
 def test_dask_backend_gives_the_local_results():
@@ -76,13 +77,13 @@ def test_dask_backend_gives_the_local_results():
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   protocol="tcp", host="127.0.0.1", scheduler_port=0,
                                   dashboard_address=None) as cluster:
-        remote = run(["binomial_coverage", "mean_bias"], rng=5, scheduler=cluster.scheduler_address,
+        remote = run([BINOMIAL, MEAN], rng=5, scheduler=cluster.scheduler_address,
                      path="monte-carlo")
-        remote_exact = run(["binomial_coverage"], rng=5, scheduler=cluster.scheduler_address)
+        remote_exact = run([BINOMIAL], rng=5, scheduler=cluster.scheduler_address)
         remote_packed = run([PACKED], rng=5, scheduler=cluster.scheduler_address)
-    local = run(["binomial_coverage", "mean_bias"], rng=5, workers=1, path="monte-carlo")
+    local = run([BINOMIAL, MEAN], rng=5, workers=1, path="monte-carlo")
     assert _by_key(remote) == _by_key(local)
-    local_exact = run(["binomial_coverage"], rng=5, workers=1)
+    local_exact = run([BINOMIAL], rng=5, workers=1)
     assert _by_key(remote_exact) == _by_key(local_exact)
     assert remote_packed["binomial_coverage"].groups
     assert _by_key(_expanded(remote_packed)) == _by_key(local_exact)
@@ -215,7 +216,7 @@ def finished_run(tmp_path_factory):
 
 @pytest.mark.parametrize("argv,fragment", [
     (["study", "run", "nosuch"], f"`study` must be one of {', '.join(study_names())}; got"),
-    (["study", "run", "mean_bias", "--grid", "huge"], "`grid` must be one of ['full', 'quick']"),
+    (["study", "run", "mean_bias", "--grid", "huge"], "invalid choice: 'huge'"),
     (["study", "run", "mean_bias", "--workers", "0"], "must be a positive integer"),
     (["study", "run", "mean_bias", "--method", "nomodule_xyz:f"], "cannot be imported"),
     (["study", "run", "mean_bias", "--method", "numpy"], "must be an import path"),
@@ -345,7 +346,7 @@ def test_exact_path_analyses_each_n_once_and_matches_the_unbatched_path():
 
 
 def test_exact_path_matches_scipy_binomial_probabilities_on_the_full_grid():
-    result = run(["binomial_coverage"], grid="full", rng=1, workers=2)["binomial_coverage"]
+    result = run([BINOMIAL], grid="full", rng=1, workers=2)["binomial_coverage"]
     for cell in result.cells[::7]:
         n, p = cell.params["n"], cell.params["p"]
         x = np.arange(n + 1)
@@ -359,7 +360,7 @@ def test_exact_path_matches_scipy_binomial_probabilities_on_the_full_grid():
 
 def test_resume_recomputes_only_the_missing_cells_of_a_partly_stored_group(tmp_path):
     out = tmp_path / "run"
-    whole = run(["binomial_coverage"], rng=1, workers=1, out=out)
+    whole = run([BINOMIAL], rng=1, workers=1, out=out)
     rows = "SELECT rowid, key FROM cells"
     with sqlite3.connect(out / "run.sqlite") as db:
         assert {row[0] for row in db.execute("SELECT length(estimates) FROM cells")} == {0}
@@ -367,9 +368,10 @@ def test_resume_recomputes_only_the_missing_cells_of_a_partly_stored_group(tmp_p
                    "AND json_extract(params, '$.p') > 0.08")
         kept = set(db.execute(rows))
     progress: list[tuple[int, int]] = []
-    resumed = run(["binomial_coverage"], rng=1, workers=1, out=out, resume=True,
+    resumed = run([BINOMIAL], rng=1, workers=1, out=out, resume=True,
                   on_cell=lambda done, total: progress.append((done, total)))
-    assert progress == [(12, 12)]  # one task: the missing cells of the n = 30 group
+    # before the first task: 9 cells stored; then one task, the missing cells of n = 30
+    assert progress == [(9, 12), (12, 12)]
     with sqlite3.connect(out / "run.sqlite") as db:
         assert kept < set(db.execute(rows))  # stored rows, n = 30 p = 0.05 too, not rewritten
     assert _by_key(resumed) == _by_key(whole)
@@ -424,6 +426,8 @@ def test_packed_groups_equal_the_cells_of_the_unpacked_run(tmp_path):
         assert [(c.position, c.key, c.params) for c in expanded] == [
             (c.position, c.key, dict(c.params)) for c in cells.cells]
         assert [c.performance for c in expanded] == [c.performance for c in cells.cells]
+    write_tables(packed, tmp_path / "run", [PACKED])
+    assert (tmp_path / "run" / "binomial_coverage.summary.csv").exists()
     assert not (tmp_path / "run" / "binomial_coverage.csv").exists()  # cells stay in the store
 
 
@@ -436,7 +440,7 @@ def test_packed_groups_resume_by_group_and_status_counts_their_cells(tmp_path, c
     progress: list[tuple[int, int]] = []
     resumed = run([PACKED], rng=1, workers=1, out=out, resume=True,
                   on_cell=lambda done, total: progress.append((done, total)))
-    assert progress == [(12, 12)]  # one task: the n = 30 group
+    assert progress == [(8, 12), (12, 12)]  # 8 cells stored; one task: the n = 30 group
     assert _by_key(_expanded(resumed)) == _by_key(_expanded(whole))
     assert main(["study", "status", str(out)]) == 0
     assert "binomial_coverage v1: 12/12 cells" in capsys.readouterr().out

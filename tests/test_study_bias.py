@@ -9,15 +9,15 @@ import pytest
 from scipy import stats
 
 from estimators import StratifiedEstimate, srs_estimate, stratified_proportion
-from studies import study_bias_sampling as sampling
-from studies.assertions import assert_coverage, assert_measure
-from studies.design import Grid
 from studies.engine import run
-from studies.registry import get_study
+from studies.engine.assertions import assert_coverage, assert_measure
+from studies.engine.design import Grid
+from studies.suite import bias_sampling as sampling
+from studies.suite.registry import get_study
 
-F1 = get_study("studies.study_bias_f1:STUDY")
-SAMPLING = get_study("studies.study_bias_sampling:STUDY")
-SEQUENTIAL = get_study("studies.study_bias_sequential:STUDY")
+F1 = get_study("studies.suite.bias_f1:STUDY")
+SAMPLING = get_study("studies.suite.bias_sampling:STUDY")
+SEQUENTIAL = get_study("studies.suite.bias_sequential:STUDY")
 # Exact-path tolerance: rounding only (utilities are in the hundreds, so 1e-9 relative).
 ROUNDING = 1e-9
 SMALL_SAMPLING = Grid({"sizes": [[200, 50, 20]], "sampled": [[5, 5, 5]],
@@ -182,7 +182,7 @@ def test_fresh_certification_set_is_unbiased(sequential):
 
 
 def test_stopping_index_takes_first_crossing_or_last():
-    from studies.study_bias_sequential import N_CLASSIFIERS, stopping_index
+    from studies.suite.bias_sequential import N_CLASSIFIERS, stopping_index
 
     estimates = np.zeros((2, N_CLASSIFIERS))
     estimates[0, [4, 7]] = 0.8

@@ -8,12 +8,11 @@ import numpy as np
 import pytest
 from scipy import special
 
-from studies.assertions import assert_measure
-from studies.design import Grid
 from studies.engine import StudyResult, run
-from studies.performance import Estimates
-from studies.registry import get_study
-from studies.study_bias_error_rate import (
+from studies.engine.assertions import assert_measure
+from studies.engine.design import Grid
+from studies.engine.performance import Estimates
+from studies.suite.bias_error_rate import (
     apparent,
     bootstrap_e0,
     cross_validation,
@@ -23,8 +22,9 @@ from studies.study_bias_error_rate import (
     true_errors,
     wrap_method,
 )
+from studies.suite.registry import get_study
 
-NAME = "studies.study_bias_error_rate:STUDY"
+NAME = "studies.suite.bias_error_rate:STUDY"
 # LOO targets the n - 1 rule (one class one point short), not err_n: within this of err_n on
 # the quick grid (largest gap: +0.023 +- 0.003 at n = 20, d = 50; apparent there: -0.28)
 LOO_TOLERANCE = 0.04

@@ -10,17 +10,18 @@ import pytest
 from scipy import stats
 
 from estimators import f1_ci, f1_estimate
-from studies.assertions import assert_coverage, assert_measure
-from studies.design import Grid, Study
 from studies.engine import run
-from studies.study_coverage_f1 import (
-    EXACT_STUDY,
+from studies.engine.assertions import assert_coverage, assert_measure
+from studies.engine.design import Grid, Study
+from studies.report import write_tables
+from studies.suite.coverage_f1 import (
     STUDY,
-    enumerate_outcomes,
     summary,
     undercovering_cells,
     wrap_method,
 )
+from studies.suite.coverage_f1_exact import STUDY as EXACT_STUDY
+from studies.suite.coverage_f1_exact import enumerate_outcomes
 
 
 def _exact(**parameters) -> dict:
@@ -144,7 +145,7 @@ def test_wrapped_f1_ci_is_a_valid_user_method():
 
 
 def test_summary_table_has_a_row_per_design_and_method(rare_small, tmp_path):
-    from studies.study_coverage_f1 import summary_table
+    from studies.suite.coverage_f1 import summary_table
 
     rows = summary_table(rare_small)
     assert [(r["design"], r["method"]) for r in rows] == [
@@ -154,7 +155,8 @@ def test_summary_table_has_a_row_per_design_and_method(rare_small, tmp_path):
     assert rows[0]["worst"] == "{prevalence}/{f1}/{n}".format(**delta["worst_cell"])
     grid = Grid({"design": ["srs"], "prevalence": [0.03], "f1": [0.7], "n": [50],
                  "confidence_level": [0.95]}, n_replicates=2)
-    run([EXACT_STUDY], grid=grid, rng=0, workers=1, out=tmp_path / "run")
+    result = run([EXACT_STUDY], grid=grid, rng=0, workers=1, out=tmp_path / "run")
+    write_tables(result, tmp_path / "run", [EXACT_STUDY])
     header = (tmp_path / "run" / "coverage_f1_exact.summary.csv").read_text().splitlines()[0]
     assert header.startswith("design,method,cells,mean_coverage,mean_coverage_mcse")
 

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from estimators import PROPORTION_METHODS, proportion_ci
-from studies.assertions import assert_coverage
-from studies.design import Grid
 from studies.engine import StudyResult, run
-from studies.registry import get_study
-from studies.study_coverage_proportion import (
+from studies.engine.assertions import assert_coverage
+from studies.engine.design import Grid
+from studies.report import write_tables
+from studies.suite.coverage_proportion import (
     ALTERNATIVES,
     LEVELS,
     exact_coverage,
@@ -22,8 +22,9 @@ from studies.study_coverage_proportion import (
     summarise,
     wrap_method,
 )
+from studies.suite.registry import get_study
 
-STUDY = get_study("studies.study_coverage_proportion:STUDY")
+STUDY = get_study("studies.suite.coverage_proportion:STUDY")
 OURS = dataclasses.replace(STUDY, methods={m: STUDY.methods[m] for m in PROPORTION_METHODS})
 P_GRID = [round((i - 0.5) / 200, 6) for i in range(1, 201)]
 GRID = Grid({"n": [5, 10, 20, 50, 100], "p": P_GRID, "confidence_level": list(LEVELS),
@@ -180,6 +181,7 @@ def test_peers_agree_with_ours_except_at_the_jeffreys_boundary():
 def test_packed_summaries_equal_those_of_the_cells_and_are_written(tmp_path):
     grid = dataclasses.replace(GRID, parameters={**GRID.parameters, "n": [5, 30, 100]})
     packed = run([OURS], grid=grid, rng=1, workers=1, out=tmp_path / "run")
+    write_tables(packed, tmp_path / "run", [OURS])
     packed = packed["coverage_proportion"]
     assert packed.groups and not packed.cells
     cells = packed.expanded()

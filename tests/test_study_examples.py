@@ -8,23 +8,23 @@ import math
 import numpy as np
 import pytest
 
-from studies.assertions import assert_coverage, assert_measure
-from studies.design import Grid
 from studies.engine import run
-from studies.performance import Estimates
-from studies.registry import get_study
+from studies.engine.assertions import assert_coverage, assert_measure
+from studies.engine.design import Grid
+from studies.engine.performance import Estimates
+from studies.suite.registry import get_study
 
 NORMAL = Grid({"distribution": ["normal"], "n": [5, 20, 100]}, n_replicates=4000)
 
 
 @pytest.fixture(scope="module")
 def binomial():
-    return run(["binomial_coverage"], rng=1, workers=1)["binomial_coverage"]
+    return run([get_study("binomial_coverage")], rng=1, workers=1)["binomial_coverage"]
 
 
 @pytest.fixture(scope="module")
 def means():
-    return run(["mean_bias"], rng=2, workers=1)["mean_bias"]
+    return run([get_study("mean_bias")], rng=2, workers=1)["mean_bias"]
 
 
 def test_wilson_stays_near_nominal_on_the_exact_quick_grid(binomial):

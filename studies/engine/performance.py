@@ -460,7 +460,7 @@ def exact_measures(
 ) -> dict[str, NDArray[np.float64]]:
     """`exact_performance` as arrays: each measure's value in every cell (MCSE 0).
 
-    What the engine stores for a packed group of cells (`studies.design.Study.pack_groups`):
+    What the engine stores for a packed group of cells (`studies.engine.design.Study.pack_groups`):
     a million cells as a few arrays instead of a million `Performance` objects.
 
     Returns

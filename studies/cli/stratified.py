@@ -20,21 +20,10 @@ import re
 from typing import Any
 
 from estimators.sampling import STRATIFIED_METHODS, StratifiedEstimate
-from studies.cli import UsageError, unit_interval
+from studies.cli.args import UsageError, finite_number, unit_interval
 
 COLUMNS = ("stratum", "size", "sampled", "positives")
 _COUNT = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "+3" or "٣"
-
-
-def finite_number(text: str) -> float:
-    """argparse type: a finite real number."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number; got {text!r}")
-    return value
 
 
 def add_command(commands: Any) -> None:
@@ -52,7 +41,8 @@ def add_command(commands: Any) -> None:
                      help="utility of a relevant document in the set (u_a, e.g. 1)")
     cmd.add_argument("--loss", type=finite_number, required=True,
                      help="utility of a nonrelevant document in the set (u_b, e.g. -1)")
-    cmd.add_argument("--confidence-level", type=unit_interval, default=0.95)
+    cmd.add_argument("--confidence-level", type=unit_interval, default=0.95,
+                     help="confidence level of the intervals")
     cmd.add_argument("--method", action="append", choices=STRATIFIED_METHODS,
                      help="interval method; repeat for several (default: all of "
                           f"{', '.join(STRATIFIED_METHODS)})")

@@ -103,8 +103,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from studies.design import Grid, Method, Params, Sample, Study
-from studies.performance import Estimates
+from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.performance import Estimates
 
 __all__ = [
     "STUDY",

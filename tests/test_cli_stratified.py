@@ -1,8 +1,8 @@
 """`evalcert stratified`: output against the API, Lewis (1996) Figure 2, one-line CSV errors.
 
-Until the command is wired into ``studies.cli.build_parser``, the tests run it through
-``studies.cli.main`` with a parser built here (so the real one-line error handling is used);
-``test_wired_into_evalcert`` checks the wiring itself.
+The tests run the command through ``studies.cli.main.main`` with a parser holding only this
+command (so the real one-line error handling is used); ``test_wired_into_evalcert`` checks
+that the ``evalcert`` parser has it.
 """
 
 from __future__ import annotations
@@ -13,24 +13,25 @@ import math
 import pytest
 
 from estimators.sampling import STRATIFIED_METHODS, StratifiedEstimate
-from studies import cli
-from studies.cmd_stratified import add_command
+from studies.cli import main as cli
+from studies.cli.args import Parser
+from studies.cli.stratified import add_command
 
 # Lewis (1996), Figure 2: the strata of the R3 set (101 is empty) and of the R2 set.
 R3_CSV = "stratum,size,sampled,positives\n001,1000,30,1\n011,200,30,10\n101,0,0,0\n111,40,30,23\n"
 R2_CSV = "stratum,size,sampled,positives\n010,10,10,2\n011,200,30,10\n110,0,0,0\n111,40,30,23\n"
 
 
-def local_parser() -> cli.Parser:
-    parser = cli.Parser(prog="evalcert")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=cli.Parser)
+def local_parser() -> Parser:
+    parser = Parser(prog="evalcert")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     add_command(commands)
     return parser
 
 
 @pytest.fixture
 def evalcert(monkeypatch):
-    """``studies.cli.main`` with this command registered."""
+    """``studies.cli.main.main`` with only this command registered."""
     monkeypatch.setattr(cli, "build_parser", local_parser)
     return cli.main
 
@@ -196,7 +197,6 @@ def test_unreadable_files(evalcert, capsys, csv_file, tmp_path):
 
 
 def test_wired_into_evalcert(capsys, csv_file):
-    # Fails until studies/cli.py registers studies.cmd_stratified in build_parser.
     assert cli.main(["stratified", csv_file(R3_CSV), "--gain", "3", "--loss", "-1",
                      "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)

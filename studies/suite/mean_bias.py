@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from studies.design import Grid, Method, Params, Sample, Study
-from studies.performance import MEASURES, Estimates
+from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.performance import MEASURES, Estimates
 
 __all__ = ["STUDY"]
 

@@ -5,7 +5,7 @@ root seed, user methods, path; package versions, git commit, start and end times
 Table ``cells`` holds one row per finished cell, committed as the cell (or the group of
 exact-path cells analysed together) finishes, so a run killed at any moment loses at most the
 cells in flight. Exact-path rows have empty ``estimates`` (see `studies.engine`). Table
-``groups`` holds one row per finished packed group (`studies.design.Study.pack_groups`): its
+``groups`` holds one row per finished packed group (`studies.engine.design.Study.pack_groups`): its
 shared parameter values, the other axes, and every cell's measures as packed arrays. Only the
 coordinating process writes.
 

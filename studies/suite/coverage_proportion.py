@@ -96,10 +96,10 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from estimators import PROPORTION_METHODS, proportion_ci
-from studies.design import Grid, Method, Params, Study
 from studies.engine import StudyResult
-from studies.performance import Estimates
-from studies.study_binomial_coverage import enumerate_outcomes, generate, truth
+from studies.engine.design import Grid, Method, Params, Study
+from studies.engine.performance import Estimates
+from studies.suite.binomial_coverage import enumerate_outcomes, generate, truth
 
 __all__ = [
     "ALTERNATIVES",

@@ -58,8 +58,8 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from estimators import pooled_estimate, stratified_proportion
-from studies.design import Grid, Method, Params, Sample, Study
-from studies.performance import Estimates
+from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.performance import Estimates
 
 __all__ = ["STUDY", "population"]
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from scipy import stats
 
-from studies.engine import StudyResult
+from studies.engine.results import StudyResult
 
 __all__ = ["assert_coverage", "assert_measure"]
 
@@ -129,10 +129,9 @@ def assert_coverage(
 
     Examples
     --------
-    >>> from studies.design import Grid
-    >>> from studies.engine import run
+    >>> from studies.engine import Grid, run
     >>> normal = Grid({"distribution": ["normal"], "n": [5, 20]}, n_replicates=4000)
-    >>> results = run(["mean_bias"], grid=normal, rng=2024, workers=1)
+    >>> results = run(["studies.suite.mean_bias:STUDY"], grid=normal, rng=2024, workers=1)
     >>> assert_coverage(results["mean_bias"], 0.95, method="mean")  # exact t interval
     """
     nominal = _check_rate(nominal, "nominal")

@@ -9,7 +9,7 @@ A study is one module in ``studies/`` that builds a `Study`:
 * **Methods**: named callables ``method(data, params) -> Estimates``, vectorized over the
   replicates in ``data``; ``wrap_method`` turns a user's callable of the study's declared
   signature into one (bring your own method).
-* **Performance measures**: names from `studies.performance.MEASURES`.
+* **Performance measures**: names from `studies.engine.performance.MEASURES`.
 
 Data come from ``generate(params, n_replicates, *, rng)`` (Monte Carlo path) or, when the
 outcome space can be enumerated, from ``enumerate_outcomes(cells)`` (exact path); both return a
@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from studies.performance import MEASURES, Estimates
+from studies.engine.performance import MEASURES, Estimates
 
 __all__ = ["Grid", "Method", "Params", "Sample", "Study"]
 
@@ -169,7 +169,7 @@ class Study:
         ``summary(result) -> list of dict``: the study's headline table (one dict per row, the
         same keys in each), written beside the run store as ``<study>.summary.csv`` and
         ``.txt``; ``result`` is the study's `studies.engine.StudyResult`. None: the
-        engine's `studies.engine.headline_table` (each measure's range per method).
+        report's `studies.report.headline_table` (each measure's range per method).
     """
 
     name: str

@@ -39,8 +39,8 @@ import numpy as np
 from scipy import special
 
 from estimators import proportion_ci
-from studies.design import Grid, Method, Params, Sample, Study
-from studies.performance import Estimates
+from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.performance import Estimates
 
 __all__ = ["STUDY"]
 

@@ -44,18 +44,10 @@ Performance measures
     Coverage, mean width and the undefined share, each with its Monte Carlo SE (Morris et al.
     2019, Table 6). `STUDY` runs on the Monte Carlo path (replicates drawn vectorized:
     one multinomial or two binomial calls per cell; the Monte Carlo methods' draws are made in
-    chunks of `CHUNK` replicates). `EXACT_STUDY` computes the deterministic methods (delta,
-    logit-delta) **exactly** for ``n <= 1000`` (MCSE = 0), under both designs: their SRS
-    intervals depend only on ``tp`` and ``e = fp + fn``, a trinomial with
-    ``(n + 1)(n + 2) / 2`` outcomes; the stratified sample is two independent binomials,
-    ``(n1 + 1)(n0 + 1)`` outcomes (at most 251,001). The cells of one (design, ``n``,
-    prevalence) share the enumeration (``estimates_depend_on``: the stratified allocation
-    depends on the prevalence). On the cells both studies share, the Monte Carlo coverage
-    agrees with the exact one to within its MCSE (``tests/test_study_coverage_f1.py``).
-
-The engine chooses one path per run (exact when a study can enumerate its outcomes), so the
-exact cells are a second `Study` of this module (``coverage_f1_exact``) rather than a per-cell
-choice in `STUDY`.
+    chunks of `CHUNK` replicates). The deterministic methods (delta, logit-delta) are also
+    computed **exactly** for ``n <= 1000`` by `studies.suite.coverage_f1_exact`; on the cells
+    both studies share, the Monte Carlo coverage agrees with the exact one to within its MCSE
+    (``tests/test_study_coverage_f1.py``).
 
 References
 ----------
@@ -79,15 +71,15 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from estimators import F1_METHODS, f1_ci
-from studies.design import Grid, Method, Params, Sample, Study
 from studies.engine import StudyResult
-from studies.performance import Estimates
+from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.performance import Estimates
 
-__all__ = ["CHUNK", "EXACT_STUDY", "STUDY", "summary", "summary_table", "undercovering_cells",
-           "wrap_method"]
+__all__ = ["CHUNK", "DETERMINISTIC", "MEASURES", "STUDY", "allocation", "cell_proportions",
+           "generate", "methods", "population_sizes", "summary", "summary_table", "truth",
+           "undercovering_cells", "wrap_method"]
 
 IntArray = NDArray[np.int64]
 
@@ -141,59 +133,6 @@ def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
     return Sample(data=(counts.astype(np.int64), entropy), size=n_replicates)
 
 
-def _trinomial_outcomes(n: int) -> IntArray:
-    """Every ``(tp, e, tn)`` with ``tp + e + tn = n``, as rows (``(n + 1)(n + 2) / 2``)."""
-    total, tp = np.tril_indices(n + 1)  # total = tp + e runs over 0..n, tp over 0..total
-    return np.column_stack([tp, total - tp, n - total]).astype(np.int64)
-
-
-def enumerate_outcomes(cells: Sequence[Params]) -> Sample:
-    """Every test sample of the cells' design, with its probability in each cell.
-
-    SRS: outcomes ``(tp, e, 0, tn)`` (fp carries ``e = fp + fn``) with trinomial
-    probabilities, exact for the deterministic methods, whose SRS intervals depend on ``tp``
-    and ``e`` only. Stratified: every ``(tp, n1 - tp, fn, n0 - fn)``, two independent
-    binomials. Probabilities in log space for the whole (cells x outcomes) matrix.
-    """
-    if cells[0]["design"] == "stratified":
-        return _stratified_outcomes(cells)
-    n = int(cells[0]["n"])
-    outcomes = _trinomial_outcomes(n)
-    props = np.array([cell_proportions(params) for params in cells])
-    probs = np.column_stack([props[:, 0], props[:, 1] + props[:, 2], props[:, 3]])
-    log_coef = special.gammaln(n + 1) - special.gammaln(outcomes + 1).sum(axis=1)
-    log_p = log_coef + sum(special.xlogy(outcomes[:, k], probs[:, k:k + 1]) for k in range(3))
-    probability = np.exp(log_p)
-    counts = np.column_stack([outcomes[:, 0], outcomes[:, 1], np.zeros_like(outcomes[:, 0]),
-                              outcomes[:, 2]])
-    return Sample(data=(counts, 0), size=outcomes.shape[0],
-                  probability=probability / probability.sum(axis=1, keepdims=True))
-
-
-def _stratified_outcomes(cells: Sequence[Params]) -> Sample:
-    """``tp ~ Bin(n1, precision)`` and ``fn ~ Bin(n0, fn share of the unretrieved)``, all pairs.
-
-    The cells share their allocation ``(n1, n0)`` (their prevalence is a grouping parameter).
-    """
-    n1, n0 = allocation(cells[0])
-    tp, fn = (axis.ravel() for axis in np.meshgrid(np.arange(n1 + 1), np.arange(n0 + 1),
-                                                   indexing="ij"))
-    props = np.array([cell_proportions(params) for params in cells])
-    precision = (props[:, 0] / (props[:, 0] + props[:, 1]))[:, None]
-    omission = (props[:, 2] / (props[:, 2] + props[:, 3]))[:, None]
-    log_p = (_log_binomial(tp, n1, precision) + _log_binomial(fn, n0, omission))
-    probability = np.exp(log_p)
-    counts = np.column_stack([tp, n1 - tp, fn, n0 - fn]).astype(np.int64)
-    return Sample(data=(counts, 0), size=counts.shape[0],
-                  probability=probability / probability.sum(axis=1, keepdims=True))
-
-
-def _log_binomial(k: IntArray, n: int, p: NDArray[np.float64]) -> NDArray[np.float64]:
-    log_choose = special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
-    found: NDArray[np.float64] = log_choose + special.xlogy(k, p) + special.xlog1py(n - k, -p)
-    return found
-
-
 def _intervals(ci: Callable[..., Any], alternative: str, data: tuple[IntArray, int],
                params: Params) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     counts, entropy = data
@@ -224,7 +163,8 @@ def wrap_method(ci: Callable[..., Any], alternative: str = "two-sided") -> Metho
     return functools.partial(_analyse, ci, alternative)
 
 
-def _methods(names: Sequence[str]) -> dict[str, Method]:
+def methods(names: Sequence[str]) -> dict[str, Method]:
+    """Each ``f1_ci`` method in ``names``, two-sided and as its LOSCI (``name-losci``)."""
     methods: dict[str, Method] = {}
     for name in names:
         ci = functools.partial(f1_ci, method=name)
@@ -233,7 +173,7 @@ def _methods(names: Sequence[str]) -> dict[str, Method]:
     return methods
 
 
-_MEASURES = ("coverage", "width", "rejection")
+MEASURES = ("coverage", "width", "rejection")
 # Replicates are powers of 2: the engine's weights 1/R are then exact, so a share of 1 (every
 # LOSCI covering) sums to exactly 1; with R = 1000 it sums to 1 + 4e-16 and the engine's
 # MCSE sqrt(c (1 - c) / R) fails with a math domain error.
@@ -355,33 +295,8 @@ STUDY = Study(
     },
     truth=truth,
     generate=generate,
-    methods=_methods(F1_METHODS),
-    measures=_MEASURES,
-    wrap_method=wrap_method,
-    parameter_space=(0.0, 1.0),
-    summary=summary_table,
-)
-
-EXACT_STUDY = Study(
-    name="coverage_f1_exact",
-    version="2",
-    grids={
-        "quick": Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.15, 0.5],
-                       "f1": [0.3, 0.7, 0.95], "n": [50, 100, 200],
-                       "confidence_level": [0.95]}, n_replicates=2),
-        "full": Grid({"design": ["srs", "stratified"],
-                      "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
-                      "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],
-                      "n": [50, 100, 200, 300, 500, 1000], "confidence_level": [0.95]},
-                     n_replicates=2),
-    },
-    truth=truth,
-    generate=generate,
-    methods=_methods(DETERMINISTIC),
-    measures=_MEASURES,
-    enumerate_outcomes=enumerate_outcomes,
-    # the stratified allocation and population sizes follow the prevalence
-    estimates_depend_on=("design", "n", "prevalence", "confidence_level"),
+    methods=methods(F1_METHODS),
+    measures=MEASURES,
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
     summary=summary_table,

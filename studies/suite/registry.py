@@ -7,44 +7,29 @@ project can run its own studies through the engine without registering them here
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
-from studies.design import Study
+from studies.engine.design import Study
+from studies.engine.loading import load_object
 
-__all__ = ["STUDY_MODULES", "get_study", "load_object", "study_names"]
+__all__ = ["STUDY_MODULES", "get_study", "study_names"]
 
 # Registered studies: name -> module defining STUDY (or "module:ATTRIBUTE"). Keep sorted.
 STUDY_MODULES: dict[str, str] = {
-    "bias_error_rate": "studies.study_bias_error_rate",
-    "bias_f1": "studies.study_bias_f1",
-    "bias_sampling": "studies.study_bias_sampling",
-    "bias_sequential": "studies.study_bias_sequential",
-    "binomial_coverage": "studies.study_binomial_coverage",
-    "coverage_f1": "studies.study_coverage_f1",
-    "coverage_f1_exact": "studies.study_coverage_f1:EXACT_STUDY",
-    "coverage_proportion": "studies.study_coverage_proportion",
-    "mean_bias": "studies.study_mean_bias",
+    "bias_error_rate": "studies.suite.bias_error_rate",
+    "bias_f1": "studies.suite.bias_f1",
+    "bias_sampling": "studies.suite.bias_sampling",
+    "bias_sequential": "studies.suite.bias_sequential",
+    "binomial_coverage": "studies.suite.binomial_coverage",
+    "coverage_f1": "studies.suite.coverage_f1",
+    "coverage_f1_exact": "studies.suite.coverage_f1_exact",
+    "coverage_proportion": "studies.suite.coverage_proportion",
+    "mean_bias": "studies.suite.mean_bias",
 }
 
 
 def study_names() -> tuple[str, ...]:
     """Names of the registered studies."""
     return tuple(sorted(STUDY_MODULES))
-
-
-def load_object(path: str, what: str) -> Any:
-    """Import ``module:attribute``; ValueError with a one-line message when it cannot."""
-    module_name, sep, attribute = path.partition(":")
-    if not sep or not module_name or not attribute:
-        raise ValueError(f"`{what}` must be an import path 'module:attribute'; got {path!r}.")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(f"`{what}` {path!r} cannot be imported: {error}.") from None
-    try:
-        return getattr(module, attribute)
-    except AttributeError:
-        raise ValueError(f"`{what}` {path!r}: module has no attribute {attribute!r}.") from None
 
 
 def get_study(name: str) -> Study:

@@ -47,8 +47,8 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import f1_estimate
-from studies.design import Grid, Method, Params, Sample, Study
-from studies.performance import Estimates
+from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.performance import Estimates
 
 __all__ = ["STUDY", "cell_probabilities"]
 

@@ -56,8 +56,8 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import f1_ci
-from studies.design import Grid, Params, Sample, Study
-from studies.performance import Estimates
+from studies.engine.design import Grid, Params, Sample, Study
+from studies.engine.performance import Estimates
 
 __all__ = ["STUDY", "true_f1"]
 

@@ -6,11 +6,11 @@ import argparse
 import json
 from typing import Any
 
-from estimators import ConfusionMatrix, optimal_threshold
-from studies.cli import count, unit_interval
+from estimators import PROPORTION_METHODS, ConfusionMatrix, optimal_threshold
+from studies.cli.args import count, unit_interval
 
-# The sample matrix of the demo: (tp, fp, fn, tn) = (60, 20, 25, 395), the example of the
-# F1-certification issue (Bagdouri et al. 2013 setting).
+# The sample matrix of the demo: (tp, fp, fn, tn) = (60, 20, 25, 395), an F1 certification
+# setting as in Bagdouri et al. (2013).
 SAMPLE = {"tp": 60, "fp": 20, "fn": 25, "tn": 395}
 # TREC-5 filtering runs (Lewis 1996, section 4.4): (u_a, u_b) per run.
 TREC5_RUNS = {"R1": (1.0, -3.0), "R2": (1.0, -1.0), "R3": (3.0, -1.0)}
@@ -22,10 +22,11 @@ def add_command(commands: Any) -> None:
         "demo", help="certification-style summary of a binary confusion matrix")
     for name in ("tp", "fp", "fn", "tn"):
         demo.add_argument(f"--{name}", type=count, default=SAMPLE[name],
-                          help=f"{name} count (default {SAMPLE[name]})")
-    demo.add_argument("--confidence-level", type=unit_interval, default=0.95)
-    demo.add_argument("--method", default="clopper-pearson",
-                      help="proportion_ci method for the intervals (default clopper-pearson)")
+                          help=f"{name} count of the confusion matrix")
+    demo.add_argument("--confidence-level", type=unit_interval, default=0.95,
+                      help="confidence level of every interval")
+    demo.add_argument("--method", default="clopper-pearson", choices=PROPORTION_METHODS,
+                      help="proportion_ci method for the intervals")
     demo.add_argument("--target-recall", type=unit_interval, default=None,
                       help="certify recall >= this with a one-sided lower bound")
     demo.add_argument("--target-precision", type=unit_interval, default=None,

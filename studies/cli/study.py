@@ -1,8 +1,8 @@
 """``evalcert study``: list, run and inspect simulation studies.
 
-``study run`` stores every finished cell in ``OUT/run.sqlite`` as it finishes and writes each
-study's performance table to ``OUT/<study>.csv`` and ``OUT/<study>.txt``. Ctrl-C stops the run
-keeping the finished cells (exit status 130); ``--resume`` continues it.
+``study run`` stores every finished cell in ``OUT/run.sqlite`` as it finishes and then writes
+each study's tables beside it (`studies.report.write_tables`). Ctrl-C stops the run keeping
+the finished cells and writing their tables (exit status 130); ``--resume`` continues it.
 """
 
 from __future__ import annotations
@@ -11,15 +11,16 @@ import argparse
 import importlib
 import math
 import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from studies import engine
-from studies.cli import count, positive_count
-from studies.registry import STUDY_MODULES, get_study, study_names
-from studies.store import existing_store
+from studies.cli.args import count, positive_count
+from studies.cli.progress import Progress
+from studies.engine import results_from_store, run
+from studies.engine.store import existing_store
+from studies.report import write_tables
+from studies.suite import STUDY_MODULES, get_study, study_names
 
 EXIT_INTERRUPTED = 130
 
@@ -34,7 +35,9 @@ def add_command(commands: Any) -> None:
     runner = actions.add_parser("run", help="run studies, storing each finished cell")
     runner.add_argument("names", nargs="+", metavar="NAME",
                         help="registered study name, module:ATTRIBUTE, or 'all'")
-    runner.add_argument("--grid", default="quick", help="grid size: quick or full")
+    runner.add_argument("--grid", default="quick", choices=("quick", "full"),
+                        help="grid of every study: quick (minutes, CI) or full (the study's "
+                             "published numbers)")
     runner.add_argument("--seed", type=count, default=None,
                         help="root seed (default: fresh entropy, recorded in the run)")
     runner.add_argument("--workers", type=positive_count, default=None,
@@ -43,13 +46,15 @@ def add_command(commands: Any) -> None:
                         help="Dask scheduler address tcp://HOST:PORT (needs the dask extra)")
     runner.add_argument("--out", type=Path, default=None,
                         help="run directory (default reports/runs/<UTC time>)")
-    runner.add_argument("--resume", action="store_true", help="continue the run in --out")
+    runner.add_argument("--resume", action="store_true",
+                        help="continue the interrupted run in --out, skipping finished cells")
     runner.add_argument("--method", action="append", default=[], metavar="MODULE:CALLABLE",
-                        help="add a user method (repeatable)")
+                        help="add a user method to every study (repeatable; the study's module "
+                             "docstring gives the signature)")
     runner.set_defaults(handler=_run)
 
     status = actions.add_parser("status", help="progress and metadata of a run directory")
-    status.add_argument("directory", type=Path)
+    status.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
     status.set_defaults(handler=_status)
 
 
@@ -71,49 +76,24 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
-class Progress:
-    """Cells done / total with an ETA: one updating line on a terminal, plain lines otherwise.
-
-    Plain mode prints at every tenth of the run (CI logs stay short). The ETA extrapolates the
-    rate since the first report, so cells finished before a resume do not make it optimistic.
-    """
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.start = time.monotonic()
-        self.last_tenth = -1
-        self.first: tuple[float, int] | None = None
-
-    def __call__(self, done: int, total: int) -> None:
-        now = time.monotonic()
-        elapsed = now - self.start
-        if self.first is None:
-            self.first = (now, done)
-        since, base = self.first
-        eta = (now - since) / (done - base) * (total - done) if done > base else math.nan
-        text = f"{done}/{total} cells, {elapsed:.1f} s elapsed, ETA {eta:.1f} s"
-        if self.tty:
-            self.stream.write(f"\r{text}\033[K" + ("\n" if done == total else ""))
-        elif (tenth := 10 * done // total) > self.last_tenth:
-            self.last_tenth = tenth
-            self.stream.write(text + "\n")
-        self.stream.flush()
-
-
 def _run(args: argparse.Namespace) -> int:
     out = args.out
     if out is None:
         out = Path("reports") / "runs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    studies = [get_study(name) for name in _expand(args.names)]
+    progress = Progress(sys.stderr)
     try:
-        results = engine.run(
-            _expand(args.names), grid=args.grid, rng=args.seed, workers=args.workers,
+        results = run(
+            studies, grid=args.grid, rng=args.seed, workers=args.workers,
             scheduler=args.scheduler, out=out, resume=args.resume, methods=args.method,
-            on_cell=Progress(sys.stderr))
+            on_cell=progress, command=getattr(args, "command_line", None))
     except KeyboardInterrupt:
+        progress.close()
+        write_tables(results_from_store(out), out, studies)
         print(f"\nevalcert: interrupted; finished cells are kept in {out}; continue with "
               f"--resume --out {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    write_tables(results, out, studies)
     for name, result in results.items():
         cells = len(result.cells) + sum(g.size for g in result.groups)
         table = f"{name}.summary.csv" if result.groups else f"{name}.csv"
@@ -133,8 +113,13 @@ def _status(args: argparse.Namespace) -> int:
     identity = meta["identity"]
     print(f"run {args.directory}: {meta.get('status', 'running or killed')}, "
           f"seed {meta['seed']}, grid {identity['grid']}")
+    dirty = {True: " (modified tree)", False: "", None: " (tree state unknown)"}
     print(f"started {meta.get('started')}, ended {meta.get('ended', '-')}, "
-          f"git {meta.get('git_commit') or '-'}")
+          f"git {meta.get('git_commit') or '-'}{dirty[meta.get('git_dirty')]}")
+    if "command" in meta:
+        print(f"command: {meta['command']}")
+        print(f"python {meta['python']} on {meta['platform']}; "
+              + ", ".join(f"{k} {v}" for k, v in meta["packages"].items()))
     for name, version in identity["studies"].items():
         total = math.prod(len(v) for v in meta["grids"][name]["parameters"].values())
         done = finished.get(name, 0)

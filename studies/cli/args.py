@@ -1,0 +1,85 @@
+"""What every command shares: the one-line usage error, the parser class and argument types.
+
+Each command module imports from here, never from the entry point (`studies.cli.main`), so the
+command line has no import circle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import NoReturn
+
+__all__ = ["EXIT_USAGE", "HelpFormatter", "Parser", "UsageError", "count", "finite_number",
+           "positive_count", "unit_interval"]
+
+EXIT_USAGE = 2
+# Counts beyond int64 would wrap to negative values inside numpy.
+_MAX_COUNT = 2**63 - 1
+
+
+class UsageError(Exception):
+    """A problem with the command line itself (reported on one line, exit status 2)."""
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Help that shows each option's default; required options and flags show none."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.required or action.default in (None, False, argparse.SUPPRESS):
+            return action.help
+        return super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (argparse prints the whole usage block by default)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def unit_interval(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1; got {text}")
+    return value
+
+
+def finite_number(text: str) -> float:
+    """argparse type: a finite real number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number; got {text!r}")
+    return value
+
+
+def _integer_at_least(text: str, minimum: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a {what} integer; got {text!r}") from None
+    if value < minimum or value > _MAX_COUNT:
+        raise argparse.ArgumentTypeError(
+            f"must be a {what} integer no larger than 2**63 - 1; got {text}")
+    return value
+
+
+def count(text: str) -> int:
+    """argparse type: a non-negative integer."""
+    return _integer_at_least(text, 0, "non-negative")
+
+
+def positive_count(text: str) -> int:
+    """argparse type: a positive integer."""
+    return _integer_at_least(text, 1, "positive")

@@ -1,0 +1,346 @@
+"""``evalcert gain``: gain, cumulative gain and lift of a model's ranking, and what a budget buys.
+
+When a model pre-filters candidates for human annotation, the annotator works down the list
+from the highest score, and the budget usually runs out before the list does. What matters is
+then not the model's F-score but how early in its ranking the positives come. The command
+ranks the items of ``SCORES.csv`` by descending score, cuts the ranking into quantile bins
+(deciles by default) and prints, for each bin, how many positives it holds, its gain (its share
+of all positives), the cumulative gain and the lift. Given a cost per item it also answers the
+two money questions of the paper: what a budget buys (``--budget``) and how much of the list,
+and at what cost, must be annotated to find a share of the positives (``--share``).
+
+The input is a CSV file whose header holds at least the columns ``score`` (a finite number;
+higher ranks earlier) and ``label`` (``0``/``1`` or ``true``/``false``; ``1`` marks a
+positive), in any order; other columns are ignored. Errors in the file name the file, line and
+column, on one line (exit status 2). ``--json`` prints the same report as one JSON object, with
+``null`` where a quantity is undefined.
+
+Notes
+-----
+Items with equal scores have no order of their own. Every number reported is its expected
+value when each group of tied items is put in a random order, so a tie straddling a bin edge
+shares its positives between the two bins and positives may be fractional.
+
+By default budgets buy single items and shares count single items. With ``--whole-bins`` they
+buy whole bins at their nominal cost, ``N / k`` items each, as the paper does with deciles.
+
+References
+----------
+Klubička, F., Salton, G. D. and Kelleher, J. D. (2018). Is it worth it? Budget-related
+evaluation metrics for model selection. Section 3 (gain and cumulative gain) and section 4
+(the three budget situations and the cost model of section 4.1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from estimators.gain import GainTable, gain_table
+from studies.cli.args import UsageError, finite_number, positive_count
+
+__all__ = ["add_command", "gain_summary", "read_scores"]
+
+COLUMNS = ("score", "label")
+DEFAULT_SHARES = (0.5, 0.8, 0.9, 1.0)
+
+
+def _positive_number(text: str) -> float:
+    """argparse type: a positive finite number."""
+    value = finite_number(text)
+    if value <= 0.0:
+        raise argparse.ArgumentTypeError(f"must be a positive number; got {text}")
+    return value
+
+
+def _non_negative_number(text: str) -> float:
+    """argparse type: a non-negative finite number."""
+    value = finite_number(text)
+    if value < 0.0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative number; got {text}")
+    return value
+
+
+def _share(text: str) -> float:
+    """argparse type: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1]; got {text!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1]; got {text}")
+    return value
+
+
+def add_command(commands: Any) -> None:
+    """Add the ``gain`` subcommand."""
+    cmd = commands.add_parser(
+        "gain",
+        help="gain, cumulative gain and lift of a ranking, and what an annotation budget buys",
+        description="Rank the items of a CSV file by descending score, cut the ranking into "
+                    "quantile bins and report each bin's positives, gain, cumulative gain and "
+                    "lift; optionally what a budget buys and what it costs to find a share of "
+                    "the positives (Klubička et al. 2018, sections 3-4). Tied scores count in "
+                    "expectation over a random order of the tied items.",
+    )
+    cmd.add_argument("file", metavar="SCORES.csv",
+                     help="CSV with a header holding the columns score and label (0/1 or "
+                          "true/false); other columns are ignored")
+    cmd.add_argument("--bins", type=positive_count, default=10, metavar="K",
+                     help="number of quantile bins of the ranking (10 gives deciles)")
+    cmd.add_argument("--cost-per-item", type=_positive_number, default=None, metavar="C",
+                     help="cost of annotating one item; when given, costs are reported too")
+    cmd.add_argument("--budget", type=_non_negative_number, action="append", metavar="B",
+                     help="money to spend from the top of the ranking: report the items, "
+                          "share of the list and expected positives it buys; repeat for "
+                          "several (needs --cost-per-item)")
+    cmd.add_argument("--share", type=_share, action="append", metavar="S",
+                     help="share of the positives to find, in (0, 1]: report how much of the "
+                          "list (and, with --cost-per-item, what cost) it takes; repeat for "
+                          "several (default: "
+                          f"{', '.join(format(s, 'g') for s in DEFAULT_SHARES)})")
+    cmd.add_argument("--whole-bins", action="store_true",
+                     help="answer --budget and --share buying whole bins at their nominal "
+                          "cost (N / bins items each), as the paper does with deciles")
+    cmd.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    cmd.set_defaults(handler=_gain)
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The data rows of the file as text (pandas' table), and their score and label fields."""
+
+    table: Any
+    scores: Any
+    labels: Any
+
+
+def _one_line(error: Exception) -> str:
+    """An exception's message on one line, without pandas' tokenizer prefix."""
+    text = " ".join(str(error).split())
+    return text.removeprefix("Error tokenizing data. C error: ")
+
+
+def _start_lines(path: str, rows: list[list[str]]) -> list[int]:
+    """The line each data row of ``rows`` starts on, or zeros if the file cannot be matched.
+
+    pandas does not report line numbers; the standard csv module does. The two agree on
+    everything a scores file holds, and the rows are compared field by field to make sure.
+    """
+    found: list[tuple[int, list[str]]] = []
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.reader(handle)
+            end = 0
+            for row in reader:
+                start, end = end + 1, reader.line_num
+                if not row or (len(row) == 1 and not row[0].strip(" \t")):
+                    continue  # blank lines, which pandas skips
+                found.append((start, row))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return [0] * len(rows)
+    data = found[1:]
+    if len(data) != len(rows) or any(
+        [*row, *[""] * (len(mine) - len(row))] != mine
+        for (_, row), mine in zip(data, rows, strict=True)
+    ):
+        return [0] * len(rows)
+    return [start for start, _ in data]
+
+
+def _read_rows(path: str) -> _Rows:
+    """Every data row of the file as text, read with pandas; the header is checked here."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise UsageError("reading a scores file needs pandas (pip install pandas)") from None
+    try:
+        frame = pd.read_csv(path, header=None, dtype=str, na_filter=False,
+                            encoding="utf-8-sig", skip_blank_lines=True)
+    except FileNotFoundError:
+        raise UsageError(f"cannot read {path}: No such file or directory") from None
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or _one_line(error)}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not UTF-8 text") from None
+    except pd.errors.EmptyDataError:
+        raise UsageError(f"{path}: empty file; the header must name the columns "
+                         f"{' and '.join(COLUMNS)}") from None
+    except (pd.errors.ParserError, ValueError) as error:
+        raise UsageError(f"{path}: not a valid CSV file: {_one_line(error)}") from None
+    header = [str(name).strip() for name in frame.iloc[0]]
+    column = {}
+    for name in COLUMNS:
+        if name not in header:
+            raise UsageError(f"{path}, line 1: missing column {name!r}; the header must hold "
+                             f"the columns {' and '.join(COLUMNS)} (found "
+                             f"{', '.join(repr(h) for h in header)})")
+        if header.count(name) > 1:
+            raise UsageError(f"{path}, line 1: column {name!r} appears twice")
+        column[name] = header.index(name)
+    data = frame.iloc[1:]
+    if data.empty:
+        raise UsageError(f"{path}: no items after the header")
+    return _Rows(table=data, scores=data.iloc[:, column["score"]].reset_index(drop=True),
+                 labels=data.iloc[:, column["label"]].reset_index(drop=True))
+
+
+def _where(path: str, rows: _Rows, index: int, name: str) -> str:
+    """``FILE, line L, column NAME`` for data row ``index`` (its row number if no line)."""
+    table = [[str(field) for field in row] for row in rows.table.itertuples(index=False)]
+    line = _start_lines(path, table)[index]
+    place = f"line {line}" if line else f"data row {index + 1}"
+    return f"{path}, {place}, column {name!r}"
+
+
+def read_scores(path: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Scores and 0/1 labels of the scores CSV; every error names the file, line and column."""
+    rows = _read_rows(path)
+    import pandas as pd
+
+    scores = pd.to_numeric(rows.scores.str.strip(), errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if bad.size:
+        i = int(bad[0])
+        raise UsageError(f"{_where(path, rows, i, 'score')}: the score must be a finite "
+                         f"number; got {str(rows.scores.iloc[i])!r}")
+    words = rows.labels.str.strip().str.lower()
+    numbers = pd.to_numeric(words, errors="coerce").to_numpy(dtype=np.float64)
+    labels = np.where((words == "true").to_numpy(dtype=bool), 1.0,
+                      np.where((words == "false").to_numpy(dtype=bool), 0.0, numbers))
+    bad = np.flatnonzero((labels != 0.0) & (labels != 1.0))
+    if bad.size:
+        i = int(bad[0])
+        raise UsageError(f"{_where(path, rows, i, 'label')}: the label must be 0 or 1 (or "
+                         f"true/false); got {str(rows.labels.iloc[i])!r}")
+    return scores, labels.astype(np.int64)
+
+
+def _number(value: float) -> float | None:
+    """JSON has no nan: an undefined quantity is null."""
+    return value if math.isfinite(value) else None
+
+
+def _bin_rows(table: GainTable) -> list[dict[str, Any]]:
+    """One dict per bin, with the estimator's values as plain floats (nan as None)."""
+    columns = zip(table.bin_upper_fraction, table.items, table.positives,
+                  table.cumulative_positives, table.gain, table.cumulative_gain, table.lift,
+                  table.cumulative_lift, strict=True)
+    return [
+        {"bin": i + 1, "top_fraction": float(top), "items": int(items),
+         "positives": float(pos), "cumulative_positives": float(cum_pos),
+         "gain": _number(float(gain)), "cumulative_gain": _number(float(cum_gain)),
+         "lift": _number(float(lift)), "cumulative_lift": _number(float(cum_lift))}
+        for i, (top, items, pos, cum_pos, gain, cum_gain, lift, cum_lift) in enumerate(columns)
+    ]
+
+
+def gain_summary(args: argparse.Namespace) -> dict[str, Any]:
+    """Everything the command reports, as plain data (shared by the table and JSON outputs)."""
+    cost = args.cost_per_item
+    if args.budget and cost is None:
+        raise UsageError("--budget needs --cost-per-item (the cost of annotating one item)")
+    scores, labels = read_scores(args.file)
+    n_items = int(scores.shape[0])
+    if args.bins > n_items:
+        raise UsageError(f"--bins must be at most the number of items in {args.file} "
+                         f"({n_items}); got {args.bins}")
+    table = gain_table(scores, labels, bins=args.bins)
+    whole = bool(args.whole_bins)
+    sizes = np.diff(table.group_ends)
+    budgets = []
+    for budget in dict.fromkeys(args.budget or ()):  # ordered, no repeats
+        bought = table.budget_yield(budget, cost_per_item=cost, whole_bins=whole)
+        budgets.append({"budget": budget, "items": bought.items, "fraction": bought.fraction,
+                        "cost": bought.cost, "positives": bought.positives,
+                        "gain": _number(bought.gain)})
+    shares = []
+    for share in dict.fromkeys(args.share or DEFAULT_SHARES):
+        fraction = table.fraction_to_reach(share, whole_bins=whole)
+        reach = (None if cost is None else
+                 _number(table.cost_to_reach(share, cost_per_item=cost, whole_bins=whole)))
+        shares.append({"share": share, "fraction": _number(fraction),
+                       "items": _number(fraction * n_items), "cost": reach})
+    return {
+        "file": args.file,
+        "n_items": table.n_items,
+        "n_positives": table.n_positives,
+        "bins": table.bins,
+        "whole_bins": whole,
+        "cost_per_item": cost,
+        "cost_per_bin": None if cost is None else table.cost_per_bin(cost_per_item=cost),
+        "tied_items": int(sizes[sizes > 1].sum()),
+        "table": _bin_rows(table),
+        "budgets": budgets,
+        "shares": shares,
+    }
+
+
+def _show(value: float | None, spec: str = ".4f") -> str:
+    """A table cell: ``nan`` for an undefined quantity."""
+    return "nan" if value is None else format(value, spec)
+
+
+def _format_table(summary: dict[str, Any]) -> str:
+    """The text report: header, per-bin table, notes, then the budget and share answers."""
+    n, k = summary["n_items"], summary["bins"]
+    cost, whole = summary["cost_per_item"], summary["whole_bins"]
+    lines = [
+        f"evalcert gain: {summary['file']}",
+        f"N = {n} items, P = {summary['n_positives']} positives, {k} bins "
+        f"(ranked by descending score)",
+        "",
+        f"{'bin':>4}{'top frac':>10}{'items':>8}{'positives':>11}{'gain':>9}{'cum gain':>10}"
+        f"{'lift':>9}{'cum lift':>10}",
+    ]
+    for row in summary["table"]:
+        lines.append(f"{row['bin']:>4}{row['top_fraction']:>10.4f}{row['items']:>8}"
+                     f"{row['positives']:>11.4f}{_show(row['gain']):>9}"
+                     f"{_show(row['cumulative_gain']):>10}{_show(row['lift']):>9}"
+                     f"{_show(row['cumulative_lift']):>10}")
+    lines.append("")
+    if summary["n_positives"] == 0:
+        lines.append("note: the file holds no positives, so gain and lift are undefined (nan) "
+                     "and no share of the positives can be reached.")
+    lines.append(f"ties: {summary['tied_items']} of {n} items share a score; tied items count "
+                 "in expectation over a random order.")
+    price = "" if cost is None else f" at {cost:g} per item"
+    if whole:
+        per_bin = ("" if cost is None
+                   else f" at {summary['cost_per_bin']:g} each ({cost:g} per item)")
+        lines.append(f"budgets and shares below buy whole bins of N / bins = {n / k:g} items"
+                     f"{per_bin}.")
+    else:
+        lines.append(f"budgets and shares below buy single items{price}.")
+    if summary["budgets"]:
+        lines += ["", "what a budget buys:",
+                  f"{'budget':>14}{'items':>10}{'fraction':>10}{'cost':>14}{'positives':>14}"
+                  f"{'gain':>9}"]
+        for row in summary["budgets"]:
+            lines.append(f"{row['budget']:>14.4f}{row['items']:>10}{row['fraction']:>10.4f}"
+                         f"{row['cost']:>14.4f}{row['positives']:>14.4f}"
+                         f"{_show(row['gain']):>9}")
+    lines += ["", "what it takes to find a share of the positives:",
+              f"{'share':>8}{'fraction':>10}{'items':>14}" + ("" if cost is None
+                                                               else f"{'cost':>14}")]
+    for row in summary["shares"]:
+        line = f"{row['share']:>8.4f}{_show(row['fraction']):>10}{_show(row['items']):>14}"
+        if cost is not None:
+            line += f"{_show(row['cost']):>14}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _gain(args: argparse.Namespace) -> int:
+    """Handler of ``evalcert gain``: print the report; exit status 0."""
+    summary = gain_summary(args)
+    print(json.dumps(summary, indent=2, allow_nan=False) if args.json
+          else _format_table(summary))
+    return 0

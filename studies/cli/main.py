@@ -1,0 +1,45 @@
+"""The ``evalcert`` entry point: build the parser from the command modules and dispatch.
+
+Each command lives in its own module of `studies.cli` exposing ``add_command(commands)``,
+which adds a subparser and sets its ``handler``. Errors in what the user typed are reported on
+one line and exit with status 2, never with a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from studies.cli import demo, f1, gain, sample_size, stratified, study
+from studies.cli.args import EXIT_USAGE, Parser, UsageError
+
+__all__ = ["build_parser", "main"]
+
+COMMANDS = (demo, f1, sample_size, stratified, gain, study)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser: one subparser per command module."""
+    parser = Parser(prog="evalcert",
+                    description="Certified estimates for classifier evaluation, and the "
+                                "studies that check them.")
+    commands: Any = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
+                                          metavar="COMMAND")
+    for module in COMMANDS:
+        module.add_command(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``evalcert`` console script; returns the exit status."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(words)
+        args.command_line = ["evalcert", *words]
+        status: int = args.handler(args)
+        return status
+    except (UsageError, ValueError, TypeError) as error:
+        print(f"evalcert: error: {error}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,52 @@
+"""The study engine: declare a study, plan and run it, store and measure its results.
+
+A study declares its ADEMP as a `Study` (`studies.engine.design`); `run` plans the cells of
+its grid (`planning`), runs them as tasks (`tasks`) in process, in local processes or on a
+Dask cluster (`execution`), stores each as it finishes in a SQLite run store (`store`), with
+per-cell random streams (`seeding`) and the run's provenance (`provenance`); performance
+measures and their Monte Carlo standard errors come from `performance`; results are read back
+with `results_from_store` (`reading`) as `RunResults`, whose ``to_frame()`` is a tidy pandas
+frame (`results`). `assertions` holds the pytest helpers with MCSE-derived tolerances.
+
+The engine knows no particular study: the registered studies live in `studies.suite`.
+"""
+
+from studies.engine.assertions import assert_coverage, assert_measure
+from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.execution import connect_dask
+from studies.engine.performance import (
+    MEASURES,
+    Estimates,
+    Measure,
+    Performance,
+    exact_performance,
+    performance,
+)
+from studies.engine.planning import PATHS
+from studies.engine.reading import results_from_store
+from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
+from studies.engine.runner import run
+
+__all__ = [
+    "MEASURES",
+    "PATHS",
+    "CellResult",
+    "Estimates",
+    "Grid",
+    "Measure",
+    "Method",
+    "PackedGroup",
+    "Params",
+    "Performance",
+    "RunResults",
+    "Sample",
+    "Study",
+    "StudyResult",
+    "assert_coverage",
+    "assert_measure",
+    "connect_dask",
+    "exact_performance",
+    "performance",
+    "results_from_store",
+    "run",
+]

@@ -1,0 +1,105 @@
+"""Execution backends: run tasks in process, in local worker processes or on a Dask cluster.
+
+Each backend yields every finished task's results as it arrives, in completion order; the
+coordinator (`studies.engine.runner.run`) stores them. Results do not depend on the backend
+(each cell's random stream is its own), which the tests check.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import multiprocessing
+import os
+import signal
+from collections.abc import Iterator, Sequence
+from multiprocessing import forkserver
+from typing import Any
+
+from studies.engine.tasks import Finished, Task, run_task
+
+__all__ = ["CONNECT_TIMEOUT", "WORKER_THREADS", "connect_dask", "execute"]
+
+CONNECT_TIMEOUT = "3s"
+# Local workers already use every core: a BLAS or OpenMP pool of its own in each worker would
+# oversubscribe them (on 2 cores, 2 workers ran 4x slower per cell with OpenBLAS's 2 threads).
+WORKER_THREADS: dict[str, str] = {
+    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C is the coordinator's to handle; workers must not die mid-cell with a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _single_threaded_libraries() -> Iterator[None]:
+    """Set `WORKER_THREADS` (unless the user set them) while processes start, then restore."""
+    saved = {name: os.environ.get(name) for name in WORKER_THREADS}
+    for name, value in WORKER_THREADS.items():
+        os.environ.setdefault(name, value)
+    try:
+        yield
+    finally:
+        for name, before in saved.items():
+            if before is None:
+                os.environ.pop(name, None)
+
+
+def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[Finished, ...]]:
+    # forkserver, not fork: the coordinator may hold threads (a Dask client, a test runner's)
+    # and forking a threaded process can deadlock. Preloading makes each worker start warm.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["studies.engine", "scipy.stats"])
+    with _single_threaded_libraries():
+        # the server (and so the workers it forks) reads them when it loads numpy's BLAS; a
+        # forkserver already running keeps the settings it started with
+        forkserver.ensure_running()
+    pool = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
+    try:
+        futures = [pool.submit(run_task, task) for task in tasks]
+        for future in cf.as_completed(futures):
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def connect_dask(address: str) -> Any:
+    """A Dask ``Client`` for ``address``, or ValueError within `CONNECT_TIMEOUT`."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError(
+            "`scheduler` needs Dask; install the dask extra: pip install 'evalcert[dask]'."
+        ) from None
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as error:
+        raise ValueError(
+            f"`scheduler` {address!r} is unreachable ({type(error).__name__}: {error})."
+        ) from None
+
+
+def _dask(tasks: Sequence[Task], client: Any) -> Iterator[tuple[Finished, ...]]:
+    from distributed import as_completed
+
+    futures = client.map(run_task, list(tasks), pure=False)
+    try:
+        # loop given: as_completed otherwise looks for a default client, and ours is not one
+        for future in as_completed(futures, loop=client.loop):
+            yield future.result()
+    finally:
+        client.cancel(futures)
+
+
+def execute(tasks: Sequence[Task], workers: int, client: Any
+            ) -> Iterator[tuple[Finished, ...]]:
+    """Results of ``tasks`` as they finish: on ``client`` (Dask) if given, else locally.
+
+    One worker (or one task) runs in this process; more run in a process pool.
+    """
+    if client is not None:
+        return _dask(tasks, client)
+    if workers <= 1 or len(tasks) <= 1:
+        return (run_task(task) for task in tasks)
+    return _local(tasks, workers)

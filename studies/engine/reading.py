@@ -1,0 +1,59 @@
+"""Reading results back: from finished tasks, or from a run directory's store."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from studies.engine.design import Study
+from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
+from studies.engine.store import RunStore, existing_store
+
+__all__ = ["group_results", "read_store", "results_from_store"]
+
+
+def read_store(store: RunStore) -> list[CellResult | PackedGroup]:
+    """Every finished cell and packed group in an open run store."""
+    return [*(CellResult.from_row(r) for r in store.cells()),
+            *(PackedGroup.from_row(r) for r in store.groups())]
+
+
+def group_results(finished: Iterable[CellResult | PackedGroup],
+                  studies: Sequence[Study] | Sequence[str]) -> RunResults:
+    """Finished cells and groups by study (in the order of ``studies``), each in grid order."""
+    names = [s if isinstance(s, str) else s.name for s in studies]
+    cells: dict[str, list[CellResult]] = {name: [] for name in names}
+    groups: dict[str, list[PackedGroup]] = {name: [] for name in names}
+    for result in finished:
+        if isinstance(result, PackedGroup):
+            groups.setdefault(result.study, []).append(result)
+        else:
+            cells.setdefault(result.study, []).append(result)
+    return RunResults(
+        (name, StudyResult(name, tuple(sorted(cells[name], key=lambda c: c.position)),
+                           tuple(sorted(groups.get(name, ()),
+                                        key=lambda g: int(g.positions[0])))))
+        for name in cells)
+
+
+def results_from_store(directory: str | os.PathLike[str]) -> RunResults:
+    """Every study's finished cells (and packed groups) from a run directory (read-only).
+
+    Raises
+    ------
+    ValueError
+        If ``directory`` holds no run store or the store is not readable.
+
+    Examples
+    --------
+    >>> results = results_from_store(run_dir)            # doctest: +SKIP
+    >>> results.to_frame().query("measure == 'coverage'")  # doctest: +SKIP
+    """
+    store = existing_store(Path(directory))
+    try:
+        finished = read_store(store)
+        names = list(store.metadata()["identity"]["studies"])
+    finally:
+        store.close()
+    return group_results(finished, names)

@@ -1,0 +1,182 @@
+"""Running studies: plan the unfinished cells, execute them, store each as it finishes.
+
+`run` coordinates a run: it plans the tasks of every study's grid (`studies.engine.planning`),
+skipping the cells already in the run store when resuming (a partly stored group computes only
+its missing cells); executes them in process, in local worker processes or on a Dask cluster
+(`studies.engine.execution`); and commits each finished task's cells to the store in one
+transaction as it arrives (`studies.engine.store`). A new run records its identity (studies
+and versions, grid, user methods, path), its root seed and its provenance
+(`studies.engine.provenance`).
+
+References
+----------
+Morris, White & Crowther (2019), *Statistics in Medicine* 38, 2074-2102.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from studies.engine import seeding
+from studies.engine.design import Grid, Study
+from studies.engine.execution import connect_dask, execute
+from studies.engine.loading import load_object
+from studies.engine.planning import PATHS, plan, task_cells
+from studies.engine.provenance import provenance
+from studies.engine.reading import group_results, read_store
+from studies.engine.results import CellResult, PackedGroup, RunResults, now
+from studies.engine.store import RunStore, open_store
+from studies.engine.tasks import Finished
+
+__all__ = ["run"]
+
+
+def _study(study: Study | str) -> Study:
+    if isinstance(study, Study):
+        return study
+    found = load_object(study, "study") if isinstance(study, str) else study
+    if not isinstance(found, Study):
+        raise ValueError(
+            f"`studies` must hold Study objects or their import paths 'module:ATTRIBUTE'; "
+            f"got {study!r}.")
+    return found
+
+
+def _grid_of(study: Study, grid: str | Grid) -> Grid:
+    return grid if isinstance(grid, Grid) else study.grid(grid)
+
+
+def run(
+    studies: Sequence[Study | str],
+    *,
+    grid: str | Grid = "quick",
+    rng: Any = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    methods: Sequence[str] = (),
+    path: str = "auto",
+    on_cell: Callable[[int, int], None] | None = None,
+    command: Sequence[str] | None = None,
+) -> RunResults:
+    """Run studies cell by cell, storing each finished cell; return every study's results.
+
+    Parameters
+    ----------
+    studies : sequence of Study or str
+        `Study` objects or import paths ``module:ATTRIBUTE`` of them (the registered studies
+        are `studies.suite.get_study`'s).
+    grid : str or Grid
+        Grid name (``"quick"``, ``"full"``) or an explicit `Grid` (used for every study).
+    rng : int or None
+        Root seed (a non-negative integer); None draws fresh entropy, recorded in the store.
+    workers : int, optional
+        Local worker processes; default the number of cores. 1 runs in process.
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://HOST:PORT``); overrides ``workers``.
+    out : path, optional
+        Run directory for the SQLite run store; None keeps results in memory. The tables a
+        person reads are written from the store by `studies.report.write_tables`.
+    resume : bool
+        Continue the run in ``out``, skipping finished cells (the root seed is taken from it).
+    methods : sequence of str
+        User methods as import paths ``module:callable``, added to every study's methods.
+    path : {"auto", "exact", "monte-carlo"}
+        ``"auto"``: exact where the study can enumerate its outcomes.
+    on_cell : callable, optional
+        Called as ``on_cell(done, total)`` (cells) once before the first task (``done`` counts
+        the cells finished before a resume) and after each task: a Monte Carlo cell or a group
+        of exact-path cells (progress display).
+    command : sequence of str, optional
+        The command line recorded in the run's provenance (default ``sys.argv``).
+
+    Returns
+    -------
+    RunResults
+        Study name to `StudyResult`: every finished cell (including those from before a
+        resume); ``.to_frame()`` is the tidy table.
+
+    Raises
+    ------
+    ValueError
+        On a study that is not a `Study` or its import path, an unknown grid, a bad seed,
+        worker count, path or method import path, an unreachable scheduler, or a run directory
+        that cannot be used (see `studies.engine.store.open_store`).
+
+    References
+    ----------
+    Morris, White & Crowther (2019), Statistics in Medicine 38:2074-2102.
+    """
+    if path not in PATHS:
+        raise ValueError(f"`path` must be one of {PATHS}; got {path!r}.")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
+    resolved = [_study(s) for s in studies]
+    grids = {s.name: _grid_of(s, grid) for s in resolved}
+    identity = {
+        "studies": {s.name: s.version for s in resolved},
+        "grid": grid if isinstance(grid, str) else grid.to_dict(),
+        "methods": list(methods),
+        "path": path,
+    }
+    # connect first: an unreachable scheduler must not leave a half-made run directory
+    client = connect_dask(scheduler) if scheduler is not None else None
+    store: RunStore | None = None
+    if out is not None:
+        grid_meta = {name: g.to_dict() for name, g in grids.items()}
+        store = _open(Path(out), identity, rng, resume, {"grids": grid_meta,
+                                                         **provenance(command)})
+        root = int(store.metadata()["seed"])
+    else:
+        root = seeding.root_entropy(rng)
+    done_keys = store.finished_keys() if store is not None else set()
+    tasks = [t for s in resolved for t in plan(s.for_grid(grids[s.name]), grids[s.name], root,
+                                                path, tuple(methods), done_keys)]
+    total = sum(grids[s.name].n_cells for s in resolved)
+    collected: list[Finished] = []
+    status = "interrupted"
+    try:
+        done = total - sum(task_cells(t) for t in tasks)
+        if on_cell is not None:
+            on_cell(done, total)
+        for results in execute(tasks, workers or os.cpu_count() or 1, client):
+            if store is not None:
+                store.put_cells([r.to_row() for r in results if isinstance(r, CellResult)])
+                store.put_groups([r.to_row() for r in results if isinstance(r, PackedGroup)])
+            else:  # with a store, results are read back from it (Monte Carlo blobs stay on disk)
+                collected.extend(results)
+            done += sum(r.size if isinstance(r, PackedGroup) else 1 for r in results)
+            if on_cell is not None:
+                on_cell(done, total)
+        status = "complete"
+    finally:
+        if client is not None:
+            client.close()
+        if store is not None:
+            store.set_metadata(ended=now(), status=status)
+            collected = read_store(store)
+            store.close()
+    return group_results(collected, resolved)
+
+
+
+def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,
+          recorded: Mapping[str, Any]) -> RunStore:
+    """The run store, its seed checked against ``rng``; a new run records ``recorded``."""
+    if resume and rng is None:
+        store = open_store(directory, identity, resume=True)
+    else:
+        root = seeding.root_entropy(rng)
+        store = open_store(directory, identity, resume=resume)
+        stored = store.metadata().get("seed")
+        if stored is not None and int(stored) != root:
+            store.close()
+            raise ValueError(f"`seed` must match the run being resumed ({stored}); got {root}.")
+    meta = store.metadata()
+    if "seed" not in meta:
+        store.set_metadata(seed=str(seeding.root_entropy(rng)), started=now(), **recorded)
+    return store

@@ -1,0 +1,264 @@
+"""Tasks, the units of work a worker runs, and running them.
+
+A Monte Carlo cell runs as a pure function of a picklable `CellTask` (`run_cell`): generate the
+data from the cell's own random stream (`studies.engine.seeding`), apply every method, keep the
+estimates, then summarise them into performance measures. Results therefore do not depend on
+the backend, the number of workers or the order in which cells finish.
+
+Exact-path cells run in groups (`GroupTask`, `run_group`): the cells that agree on the study's
+``estimates_depend_on`` share their enumerated outcomes and every method's estimates, so these
+are computed once per group and each cell's measures come from one vectorized pass over the
+group's probability matrix (`studies.engine.performance.exact_performance`). A cell's result
+does not depend on which other cells share its group. Exact-path estimates are not stored: they
+are a deterministic function of the group's parameters and the study's version. A study that
+declares ``pack_groups`` runs each group as a `PackedTask` (`run_packed`), finishing as one
+`PackedGroup` of arrays.
+
+A method that raises or returns malformed estimates is recorded with its error; the other
+methods still run.
+
+References
+----------
+Morris, White & Crowther (2019), *Statistics in Medicine* 38, 2074-2102 (store the estimates,
+then summarise them). R's SimDesign (Chalmers & Adkins 2020) separates generate / analyse /
+summarise in the same way.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from studies.engine import seeding
+from studies.engine.design import Method, Sample, Study
+from studies.engine.loading import load_object
+from studies.engine.performance import (
+    Estimates,
+    Performance,
+    exact_measures,
+    exact_performance,
+    performance,
+)
+from studies.engine.results import CellResult, PackedGroup, cell_params
+
+__all__ = ["CellTask", "Finished", "GroupTask", "PackedTask", "PlannedCell", "Task",
+           "resolve_methods", "run_cell", "run_group", "run_packed", "run_task",
+           "summarise_cell"]
+
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """Everything needed to run one cell anywhere (picklable).
+
+    ``study`` is pickled by reference to its module, ``methods`` are user import paths.
+    """
+
+    study: Study
+    params: Mapping[str, Any]
+    position: int
+    n_replicates: int
+    root: int
+    path: str
+    methods: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlannedCell:
+    """A cell of a `GroupTask`: grid position, key (`seeding.cell_key`) and params."""
+
+    position: int
+    key: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class GroupTask:
+    """Exact-path cells analysed together (picklable).
+
+    The cells agree on the study's ``estimates_depend_on``; ``methods`` are user import paths.
+    """
+
+    study: Study
+    cells: tuple[PlannedCell, ...]
+    methods: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PackedTask:
+    """A packed group (`Study.pack_groups`): the shared parameter values and the other axes.
+
+    Its cells are ``shared`` combined with the product of ``axes`` (grid order); ``positions``
+    are their grid positions.
+    """
+
+    study: Study
+    key: str
+    shared: Mapping[str, Any]
+    axes: Mapping[str, Sequence[Any]]
+    positions: NDArray[np.int64] = field(repr=False)
+    methods: tuple[str, ...] = ()
+
+    def cell_params(self) -> list[dict[str, Any]]:
+        """Every cell's parameters, in grid order (keys in the grid's order)."""
+        return cell_params(self.shared, self.axes)
+
+
+Task = CellTask | GroupTask | PackedTask
+
+
+def resolve_methods(study: Study, paths: Sequence[str]) -> dict[str, Method]:
+    """The study's methods and the user methods at import ``paths`` (wrapped by the study)."""
+    methods = dict(study.methods)
+    for path in paths:
+        if study.wrap_method is None:
+            raise ValueError(f"study {study.name!r} does not accept user methods; got {path!r}.")
+        fn = load_object(path, "method")
+        if not callable(fn):
+            raise ValueError(f"`method` {path!r} must be callable; got {type(fn).__name__}.")
+        methods[path] = study.wrap_method(fn)
+    return methods
+
+
+def _check_estimates(est: Any, size: int, space: tuple[float, float]) -> Estimates:
+    """The method's output, or ValueError saying what is wrong with it."""
+    if not isinstance(est, Estimates):
+        raise TypeError(f"returned {type(est).__name__}, expected Estimates")
+    for name, value in est.arrays().items():
+        if np.shape(value) != (size,):
+            raise ValueError(f"returned `{name}` of shape {np.shape(value)}, expected ({size},)")
+    if est.low is not None and est.high is not None:
+        lo, hi = space
+        bad = ~((lo <= est.low) & (est.low <= est.high) & (est.high <= hi))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(
+                f"returned bounds outside [{lo:g}, {hi:g}] or reversed: low={est.low[i]!r}, "
+                f"high={est.high[i]!r} at row {i}")
+    return est
+
+
+def _pack(sample: Sample, estimates: Mapping[str, Estimates]) -> bytes:
+    """A Monte Carlo cell's estimates (and tallies), as `summarise_cell` reads them."""
+    arrays: dict[str, Any] = {f"{m}/{k}": v for m, e in estimates.items()
+                              for k, v in e.arrays().items()}
+    if sample.frequency is not None:
+        arrays["frequency"] = sample.frequency
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def summarise_cell(estimates: bytes, true_value: float, *, measures: Iterable[str]
+                   ) -> dict[str, Performance]:
+    """Performance per method from a cell's stored estimates (as `run_cell` packs them).
+
+    Blobs of exact-path cells stored before grouping (with ``probability``) are read too.
+    """
+    with np.load(io.BytesIO(estimates)) as data:
+        arrays = {k: data[k] for k in data.files}
+    weights = {k: arrays.pop(k, None) for k in ("frequency", "probability")}
+    by_method: dict[str, dict[str, Any]] = {}
+    for name, value in arrays.items():
+        method, _, kind = name.rpartition("/")
+        by_method.setdefault(method, {})[kind] = value
+    wanted = tuple(measures)
+    return {m: performance(Estimates(**fields), true_value, measures=wanted, **weights)
+            for m, fields in by_method.items()}
+
+
+def _analyse(study: Study, paths: Sequence[str], sample: Sample, params: Mapping[str, Any]
+             ) -> tuple[dict[str, Estimates], dict[str, str]]:
+    """Every method's estimates, and the error of each method that raised or returned junk.
+
+    A failing method is recorded and skipped; the other methods still run.
+    """
+    estimates: dict[str, Estimates] = {}
+    errors: dict[str, str] = {}
+    for name, method in resolve_methods(study, paths).items():
+        try:
+            estimates[name] = _check_estimates(
+                method(sample.data, params), sample.size, study.parameter_space)
+        except Exception as error:  # a user's method may fail in any way; report, go on
+            errors[name] = f"{type(error).__name__}: {error}"
+    return estimates, errors
+
+
+def run_cell(task: CellTask) -> CellResult:
+    """Run one cell: data, every method's estimates (kept), then their performance.
+
+    An exact-path cell runs as a group of one (`run_group`).
+    """
+    if task.path == "exact":
+        cell = PlannedCell(task.position, seeding.cell_key(task.study.name, task.params),
+                           task.params)
+        return run_group(GroupTask(task.study, (cell,), task.methods))[0]
+    start = time.perf_counter()
+    stream = seeding.cell_seed(task.root, task.study.name, task.params)
+    sample = task.study.generate(task.params, task.n_replicates,
+                                 rng=np.random.default_rng(stream))
+    estimates, errors = _analyse(task.study, task.methods, sample, task.params)
+    packed = _pack(sample, estimates)
+    perf = summarise_cell(packed, task.study.truth(task.params), measures=task.study.measures)
+    return CellResult(
+        study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
+        position=task.position, params=dict(task.params), path=task.path,
+        performance={m: perf[m] for m in estimates}, errors=errors, estimates=packed,
+        seconds=time.perf_counter() - start)
+
+
+def run_group(task: GroupTask) -> tuple[CellResult, ...]:
+    """Run exact-path cells that share outcomes and estimates: analyse once, measure each.
+
+    Each method is called once, with the first cell's params (the study declares that its
+    methods read only ``estimates_depend_on``); a method's failure is reported in every cell.
+    """
+    start = time.perf_counter()
+    study = task.study
+    cells = [cell.params for cell in task.cells]
+    assert study.enumerate_outcomes is not None  # checked when the run is planned
+    sample = study.enumerate_outcomes(cells)
+    estimates, errors = _analyse(study, task.methods, sample, cells[0])
+    truths = [study.truth(params) for params in cells]
+    perf = {name: exact_performance(est, truths, sample.probability, measures=study.measures)
+            for name, est in estimates.items()}
+    seconds = (time.perf_counter() - start) / len(cells)
+    return tuple(
+        CellResult(study=study.name, key=cell.key, position=cell.position,
+                   params=dict(cell.params), path="exact",
+                   performance={name: perf[name][i] for name in estimates}, errors=errors,
+                   estimates=b"", seconds=seconds)
+        for i, cell in enumerate(task.cells))
+
+
+def run_packed(task: PackedTask) -> PackedGroup:
+    """Run a packed group: like `run_group`, keeping each measure as an array over cells."""
+    start = time.perf_counter()
+    study = task.study
+    cells = task.cell_params()
+    assert study.enumerate_outcomes is not None  # checked when the run is planned
+    sample = study.enumerate_outcomes(cells)
+    estimates, errors = _analyse(study, task.methods, sample, cells[0])
+    truths = [study.truth(params) for params in cells]
+    values = {name: exact_measures(est, truths, sample.probability, measures=study.measures)
+              for name, est in estimates.items()}
+    return PackedGroup(study=study.name, key=task.key, shared=dict(task.shared),
+                       axes={k: list(v) for k, v in task.axes.items()},
+                       positions=task.positions, values=values, errors=errors,
+                       seconds=time.perf_counter() - start)
+
+
+Finished = CellResult | PackedGroup
+
+
+def run_task(task: Task) -> tuple[Finished, ...]:
+    """Run a planned task: a Monte Carlo cell, a group of exact-path cells or a packed group."""
+    if isinstance(task, PackedTask):
+        return (run_packed(task),)
+    return run_group(task) if isinstance(task, GroupTask) else (run_cell(task),)

@@ -1,0 +1,145 @@
+"""The tables a run writes beside its store: per-cell tables and each study's headline table.
+
+For every study in a run directory:
+
+* ``<study>.csv``: one row per (cell, method): the cell's parameters, ``method``, ``path``,
+  ``n_replicates`` (empty on the exact path), then each measure and its MCSE
+  (``<measure>_mcse``), at full precision; a measure a method does not report is empty.
+* ``<study>.txt``: the same table aligned for reading (6 significant digits), followed by the
+  first failing cell of each method that raised.
+* ``<study>.summary.csv`` and ``.txt``: the study's headline table (`Study.summary`, by default
+  `headline_table`: each measure's range over the grid per method, with its largest MCSE).
+
+A study whose cells are stored as packed groups (millions of exact cells) gets only its
+summary; read its cells with ``results_from_store(DIR).to_frame()`` or, group by group,
+``.frames()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from studies.engine import Study, StudyResult
+
+__all__ = ["cell_table", "headline_table", "write_tables"]
+
+
+def _text(value: Any) -> str:
+    return "nan" if isinstance(value, float) and np.isnan(value) else f"{value:.6g}"
+
+
+def _aligned(frame: pd.DataFrame) -> str:
+    """Right-aligned text columns, header first (floats to 6 significant digits)."""
+    if frame.empty:
+        return " ".join(frame.columns)
+    return frame.to_string(index=False, float_format=_text, na_rep="")
+
+
+def cell_table(result: StudyResult) -> pd.DataFrame:
+    """One row per (cell, method) with every measure and its MCSE side by side (grid order).
+
+    The wide form of ``result.to_frame()``: what ``<study>.csv`` holds.
+    """
+    measures = list(dict.fromkeys(
+        m for c in result.cells for p in c.performance.values() for m in p.measures))
+    records = []
+    for cell in result.cells:
+        for method, perf in cell.performance.items():
+            row: dict[str, Any] = {**cell.params, "method": method, "path": cell.path,
+                                   "n_replicates": perf.n_replicates}
+            for m in measures:
+                found = perf.measures.get(m)
+                row[m] = found.value if found else np.nan
+                row[f"{m}_mcse"] = found.mcse if found else np.nan
+            records.append(row)
+    frame = pd.DataFrame.from_records(records)
+    if records:
+        frame["n_replicates"] = frame["n_replicates"].astype("Int64")
+    return frame
+
+
+def headline_table(result: StudyResult) -> list[dict[str, Any]]:
+    """Per method and measure: cells, smallest, mean and largest value, largest MCSE.
+
+    The default summary of a study (`Study.summary`): the range of each measure over the
+    grid, with the Monte Carlo error of its least precise cell (0 on the exact path). Cells
+    where a measure is undefined (nan) are counted apart (``nan_cells``). Packed groups are
+    read as arrays, so a grid of millions of cells is summarised without building its cells.
+
+    Examples
+    --------
+    >>> from studies.engine import CellResult, Estimates, performance
+    >>> import numpy as np
+    >>> perf = performance(Estimates(estimate=np.array([0.5, 1.5])), 1.0, measures=["bias"])
+    >>> cell = CellResult("s", "k", 0, {"n": 2}, "monte-carlo", {"m": perf}, {}, b"")
+    >>> headline_table(StudyResult("s", (cell,)))[0]["mean"]
+    0.0
+    """
+    found: dict[tuple[str, str], list[tuple[NDArray[np.float64], NDArray[np.float64]]]] = {}
+    for group in result.groups:
+        for method, measures in group.values.items():
+            for measure, values in measures.items():
+                found.setdefault((method, measure), []).append((values, np.zeros_like(values)))
+    for cell in result.cells:
+        for method, perf in cell.performance.items():
+            for measure, m in perf.measures.items():
+                found.setdefault((method, measure), []).append(
+                    (np.array([m.value]), np.array([m.mcse])))
+    rows = []
+    for (method, measure), parts in found.items():
+        values = np.concatenate([v for v, _ in parts])
+        mcse = np.concatenate([e for _, e in parts])
+        defined = ~np.isnan(values)
+        if not defined.any():
+            continue
+        rows.append({"method": method, "measure": measure, "cells": int(values.size),
+                     "nan_cells": int(values.size - defined.sum()),
+                     "min": float(values[defined].min()), "mean": float(values[defined].mean()),
+                     "max": float(values[defined].max()),
+                     "max_mcse": float(np.nanmax(mcse[defined]))})
+    return rows
+
+
+def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
+                 studies: Sequence[Study] = ()) -> None:
+    """Write each study's tables into ``directory`` (see the module docstring).
+
+    Parameters
+    ----------
+    results : mapping of str to StudyResult
+        What `studies.engine.run` or `studies.engine.results_from_store` returned.
+    directory : path
+        The run directory.
+    studies : sequence of Study
+        The studies run, for their ``summary`` (default `headline_table`).
+    """
+    directory = Path(directory)
+    by_name = {s.name: s for s in studies}
+    for name, result in results.items():
+        study = by_name.get(name)
+        summary = study.summary if study is not None and study.summary else headline_table
+        _write_summary(directory, name, list(summary(result)))
+        if not result.groups:
+            _write_cells(directory, name, result)
+
+
+def _write_summary(directory: Path, name: str, rows: list[Mapping[str, Any]]) -> None:
+    frame = pd.DataFrame.from_records(rows)
+    frame.to_csv(directory / f"{name}.summary.csv", index=False)
+    (directory / f"{name}.summary.txt").write_text(
+        f"study {name}: summary\n\n{_aligned(frame)}\n")
+
+
+def _write_cells(directory: Path, name: str, result: StudyResult) -> None:
+    frame = cell_table(result)
+    frame.to_csv(directory / f"{name}.csv", index=False)
+    lines = [f"study {name}: {len(result.cells)} cells finished", "", _aligned(frame)]
+    for method, (params, message) in result.first_errors().items():
+        lines.append(f"method {method} FAILED (first failing cell {dict(params)}): {message}")
+    (directory / f"{name}.txt").write_text("\n".join(lines) + "\n")

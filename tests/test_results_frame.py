@@ -1,0 +1,117 @@
+"""Tidy results: ``results_from_store(DIR).to_frame()`` against the tables a run writes.
+
+The quick suite is run once through the command line (every registered study); its frame must
+hold every measure of every per-cell CSV, value and MCSE bit for bit, and one row per cell,
+method and measure for the packed ``coverage_proportion`` study.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from studies.cli.main import main
+from studies.engine import results_from_store
+from studies.suite import get_study, study_names
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("quick") / "run"
+    assert main(["study", "run", "all", "--grid", "quick", "--seed", "20190",
+                 "--workers", "2", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def frame(quick_run):
+    return results_from_store(quick_run).to_frame()
+
+
+def _tidy_from_csv(path):
+    """The per-cell CSV melted to one row per (table row, measure), as written."""
+    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    measures = [c for c in table.columns if f"{c}_mcse" in table.columns]
+    rows = []
+    for index, row in table.iterrows():
+        for measure in measures:
+            if not (isinstance(row[measure], float) and math.isnan(row[measure])):
+                rows.append({"row": index, "method": row["method"], "measure": measure,
+                             "value": float(row[measure]), "mcse": float(row[f"{measure}_mcse"]),
+                             "path": row["path"], "n_replicates": row["n_replicates"]})
+    return pd.DataFrame(rows), table
+
+
+def test_every_registered_study_is_in_the_frame(frame):
+    assert list(dict.fromkeys(frame["study"])) == list(study_names())
+    assert list(frame.columns[:2]) == ["study", "position"]
+    assert list(frame.columns[-6:]) == ["method", "measure", "value", "mcse", "path",
+                                        "n_replicates"]
+
+
+@pytest.mark.parametrize("name", [n for n in study_names() if n != "coverage_proportion"])
+def test_frame_round_trips_every_measure_of_the_per_cell_table(frame, quick_run, name):
+    expected, table = _tidy_from_csv(quick_run / f"{name}.csv")
+    found = frame[frame["study"] == name].reset_index(drop=True)
+    # the table's rows are the (cell, method) pairs in grid order
+    pairs = list(dict.fromkeys(zip(found["position"], found["method"], strict=True)))
+    assert len(pairs) == len(table)
+    found["row"] = [pairs.index(p) for p in zip(found["position"], found["method"],
+                                                strict=True)]
+    found = found.dropna(subset=["value"]) if found["value"].isna().any() else found
+    merged = expected.merge(found, on=["row", "measure"], suffixes=("_csv", ""),
+                            validate="one_to_one")
+    assert len(merged) == len(expected) == len(found)
+    assert (merged["method_csv"] == merged["method"]).all()
+    assert (merged["path_csv"] == merged["path"]).all()
+    assert np.array_equal(merged["value_csv"], merged["value"])  # full precision: bit for bit
+    assert np.array_equal(merged["mcse_csv"], merged["mcse"])
+    exact = merged["path"] == "exact"
+    assert merged.loc[exact, "n_replicates"].isna().all()
+    assert (merged.loc[~exact, "n_replicates_csv"].astype(int)
+            == merged.loc[~exact, "n_replicates"]).all()
+    params = [c for c in table.columns if c not in
+              {"method", "path", "n_replicates"} and not c.endswith("_mcse")
+              and f"{c}_mcse" not in table.columns]
+    for param in params:
+        written = table.loc[merged["row"], param].to_numpy()
+        assert [str(v) for v in written] == [str(v) for v in merged[param]], param
+
+
+def test_packed_study_has_one_row_per_cell_method_and_measure(frame, quick_run):
+    study = get_study("coverage_proportion")
+    found = frame[frame["study"] == "coverage_proportion"]
+    n_cells = study.grids["quick"].n_cells
+    methods, measures = found["method"].unique(), found["measure"].unique()
+    assert len(found) == n_cells * len(methods) * len(measures)
+    assert not found.duplicated(["position", "method", "measure"]).any()
+    assert sorted(found["position"].unique()) == list(range(n_cells))
+    assert (found["path"] == "exact").all() and (found["mcse"] == 0).all()
+    # every value is the one the packed group stored, in its cell
+    result = results_from_store(quick_run)["coverage_proportion"]
+    cells = {c.position: c for c in result.expanded().cells}
+    for row in found.sample(200, random_state=0).itertuples():
+        cell = cells[row.position]
+        assert cell.performance[row.method][row.measure].value == row.value or (
+            math.isnan(row.value) and math.isnan(cell.performance[row.method][row.measure].value))
+        assert all(getattr(row, k) == v for k, v in cell.params.items())
+
+
+def test_frames_in_pieces_add_up_to_the_frame(quick_run, frame):
+    results = results_from_store(quick_run)
+    pieces = list(results["coverage_proportion"].frames())
+    assert len(pieces) == len(results["coverage_proportion"].groups)
+    whole = results["coverage_proportion"].to_frame()
+    assert sum(len(p) for p in pieces) == len(whole)
+    alone = frame[frame["study"] == "coverage_proportion"].reset_index(drop=True)
+    # beside other studies, integer parameters are nullable integers: same values
+    pd.testing.assert_frame_equal(whole, alone[whole.columns], check_dtype=False)
+
+
+def test_every_study_writes_its_summary_table(quick_run):
+    for name in study_names():
+        summary = pd.read_csv(quick_run / f"{name}.summary.csv")
+        assert len(summary) > 0, name
