@@ -1,4 +1,4 @@
-"""Timings of the study engine (issue 5 acceptance figures).
+"""Timings of the study engine.
 
 Measures, in one run: the per-cell overhead of the engine in process (a trivial study), the
 throughput of 1 and 2 local worker processes on a CPU-bound study (after the one-time start of

@@ -17,7 +17,7 @@ from estimators import (
     theta_star,
 )
 
-EXAMPLE = (60, 20, 25, 395)  # the matrix: F1 = 0.727, limit about 0.668 at power 0.93
+EXAMPLE = (60, 20, 25, 395)  # F1 = 0.727, limit about 0.668 at power 0.93
 # (observed matrix, target) for the calibration checks: prevalence 17%, 4% and 48%.
 CALIBRATION_CASES = [(EXAMPLE, 0.6), ((30, 10, 8, 952), 0.65), ((400, 60, 80, 460), 0.8)]
 
@@ -86,7 +86,7 @@ def test_theta_star_limit_is_the_posterior_quantile_of_population_f1():
     mcse = math.sqrt(0.07 * 0.93 / draws) / density
     # The remaining LOSCI width at s = 5e6 (about 1.645 * 0.0017) biases theta_star low.
     assert quantile - 4 * mcse - 0.004 < far < quantile + 4 * mcse
-    assert 0.66 < quantile < 0.675  # the "about 0.668"
+    assert 0.66 < quantile < 0.675  # "about 0.668"
 
 
 def test_plan_is_reproducible_from_its_seed():
@@ -169,7 +169,7 @@ def test_plan_is_calibrated_over_the_posterior(confusion, target):
 
 @pytest.mark.parametrize("confusion,target", CALIBRATION_CASES)
 def test_plan_passes_at_the_posterior_mean_population(confusion, target):
-    # The check: 2,000 test sets of the planned size from the population at the
+    # The calibration check: 2,000 test sets of the planned size from the population at the
     # posterior mean; the pass rate is within Monte Carlo error of, or above, the power.
     plan = certification_sample_size(confusion, target, draws=4000, rng=31)
     post = confusion_posterior(confusion)

@@ -1,4 +1,4 @@
-"""Findings of the bias study (issue 6, study 3: F1, sampling and sequential parts), pinned."""
+"""Findings of the bias study (F1, sampling and sequential testing), pinned."""
 
 from __future__ import annotations
 

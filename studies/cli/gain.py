@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from estimators.gain import GainTable, gain_table
@@ -158,10 +159,6 @@ def _start_lines(path: str, rows: list[list[str]]) -> list[int]:
 def _read_rows(path: str) -> _Rows:
     """Every data row of the file as text, read with pandas; the header is checked here."""
     try:
-        import pandas as pd
-    except ImportError:
-        raise UsageError("reading a scores file needs pandas (pip install pandas)") from None
-    try:
         frame = pd.read_csv(path, header=None, dtype=str, na_filter=False,
                             encoding="utf-8-sig", skip_blank_lines=True)
     except FileNotFoundError:
@@ -203,8 +200,6 @@ def _where(path: str, rows: _Rows, index: int, name: str) -> str:
 def read_scores(path: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Scores and 0/1 labels of the scores CSV; every error names the file, line and column."""
     rows = _read_rows(path)
-    import pandas as pd
-
     scores = pd.to_numeric(rows.scores.str.strip(), errors="coerce").to_numpy(dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(scores))
     if bad.size:

@@ -23,8 +23,6 @@ from studies.cli.counts import add_counts, finite
 
 __all__ = ["add_command"]
 
-MAX_DRAWS = 256_000  # the refinement's cap (certification_sample_size's max_draws)
-
 
 def add_command(commands: Any) -> None:
     """Add the ``sample-size`` subcommand."""
@@ -50,8 +48,10 @@ def add_command(commands: Any) -> None:
     plan.add_argument("--seed", type=count, default=None,
                       help="root seed (default: fresh entropy, reported in the output)")
     plan.add_argument("--relative-precision", type=float, default=None, metavar="R",
-                      help=f"double the draws (up to {MAX_DRAWS}) until the size's 95%% Monte "
+                      help="double the draws (up to --max-draws) until the size's 95%% Monte "
                            "Carlo interval is at most R times the size")
+    plan.add_argument("--max-draws", type=positive_count, default=256_000,
+                      help="cap on the draws when refining with --relative-precision")
     plan.add_argument("--json", action="store_true", help="print JSON instead of a table")
     plan.set_defaults(handler=_sample_size)
 
@@ -69,7 +69,7 @@ def _sample_size(args: argparse.Namespace) -> int:
         (args.tp, args.fp, args.fn, args.tn), args.target,
         confidence_level=args.confidence_level, power=args.power, draws=args.draws,
         rng=args.seed, method=args.interval, relative_precision=args.relative_precision,
-        max_draws=MAX_DRAWS)
+        max_draws=args.max_draws)
     interval = plan.test_size_interval
     reached = _precision_reached(plan, args.relative_precision)
     summary = {
@@ -85,8 +85,9 @@ def _sample_size(args: argparse.Namespace) -> int:
         "relative_precision_reached": reached,
     }
     if reached is False:
-        print(f"evalcert: warning: stopped at the cap of {plan.draws} draws before the size's "
-              f"95% Monte Carlo interval reached {args.relative_precision:g} of the size",
+        print(f"evalcert: warning: stopped at {plan.draws} draws (--max-draws "
+              f"{args.max_draws}) before the size's 95% Monte Carlo interval narrowed to "
+              f"{args.relative_precision:g} of the size: its interval is wider than asked",
               file=sys.stderr)
     if args.json:
         print(json.dumps(summary, indent=2))

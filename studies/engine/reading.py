@@ -47,8 +47,14 @@ def results_from_store(directory: str | os.PathLike[str]) -> RunResults:
 
     Examples
     --------
-    >>> results = results_from_store(run_dir)            # doctest: +SKIP
-    >>> results.to_frame().query("measure == 'coverage'")  # doctest: +SKIP
+    >>> import tempfile
+    >>> from studies.engine import run
+    >>> out = tempfile.mkdtemp() + "/run"
+    >>> _ = run(["studies.suite.binomial_coverage:STUDY"], rng=1, workers=1, out=out)
+    >>> frame = results_from_store(out).to_frame()
+    >>> frame.query("method == 'wald' and measure == 'coverage'").iloc[0, :9].to_dict()
+    {'study': 'binomial_coverage', 'position': 0, 'n': 10, 'p': 0.05, 'confidence_level': 0.95,
+     'method': 'wald', 'measure': 'coverage', 'value': 0.40023, 'mcse': 0.0}
     """
     store = existing_store(Path(directory))
     try:

@@ -1,4 +1,4 @@
-"""Bias and variance of error-rate estimators of a fitted classifier (issue 6, study 3, part 4).
+"""Bias and variance of error-rate estimators of a fitted classifier.
 
 Aims
     Measure how far the error-rate estimators of seed 001 (apparent / resubstitution, holdout

@@ -1,4 +1,4 @@
-"""Bias of the plug-in F1 estimator by test size (issue 6, study 3, first part).
+"""Bias of the plug-in F1 estimator by test size.
 
 Aims
     Measure, without Monte Carlo error, the bias, empirical SE and MSE of the plug-in estimator
