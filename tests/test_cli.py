@@ -72,6 +72,12 @@ def test_progress_in_a_log_counts_only_the_cells_of_this_session(monkeypatch):
     assert lines[0].startswith(" 47% 236/504 cells, elapsed 00:00, left ?")
     assert lines[1].startswith(" 57% 286/504 cells, elapsed 00:10, left 00:43,")
     assert lines[1].endswith(" 5.00cell/s")
+    clock[0] = 150.0  # within the same tenth, but 40 s since the last line
+    progress(287, 504)
+    clock[0] = 151.0
+    progress(288, 504)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 3 and lines[2].startswith(" 57% 287/504 cells, elapsed 00:50")
 
 
 def test_progress_on_a_terminal_is_a_bar():
