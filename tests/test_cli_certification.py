@@ -95,5 +95,6 @@ def test_every_option_has_help_and_shows_its_default(name):
         if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
             continue
         assert action.help, (name, action.dest)
-        shown = action.required or action.default in (None, False)
-        assert shown or f"(default: {action.default})" in text, (name, action.dest)
+        default = action.default
+        hidden = action.required or default is None or default is False or default == []
+        assert hidden or f"(default: {default})" in text, (name, action.dest)

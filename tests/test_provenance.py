@@ -39,6 +39,20 @@ def test_dirty_flag_follows_the_sources_of_the_tree(tmp_path, monkeypatch):
     assert provenance.git_state()["git_dirty"] is True
 
 
+@needs_git
+def test_a_copy_in_another_repository_is_not_that_repository(tmp_path, monkeypatch):
+    (tmp_path / ".gitignore").write_text("vendored/\n")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".gitignore")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    copy = tmp_path / "vendored" / "studies" / "engine" / "provenance.py"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("")
+    monkeypatch.setattr(provenance, "__file__", str(copy))
+    assert provenance._source_root() is None
+    assert provenance.git_state() == {"git_commit": None, "git_dirty": None}
+
+
 def test_outside_a_checkout_the_state_is_unknown(monkeypatch):
     monkeypatch.setattr(provenance, "_source_root", lambda: None)
     assert provenance.git_state() == {"git_commit": None, "git_dirty": None}
@@ -58,3 +72,12 @@ def test_a_run_records_its_command_python_platform_and_packages(tmp_path, capsys
     capsys.readouterr()
     assert main(["study", "status", str(out)]) == 0
     assert f"command: evalcert {' '.join(argv)}" in capsys.readouterr().out
+    resume = ["study", "run", "mean_bias", "--workers", "1", "--out", str(out), "--resume"]
+    assert main(resume) == 0
+    with sqlite3.connect(out / "run.sqlite") as db:
+        meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM run")}
+    assert meta["command"] == "evalcert " + " ".join(argv)  # the run's own origin is kept
+    assert [r["command"] for r in meta["resumes"]] == ["evalcert " + " ".join(resume)]
+    capsys.readouterr()
+    assert main(["study", "status", str(out)]) == 0
+    assert "resumed " in capsys.readouterr().out

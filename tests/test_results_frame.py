@@ -7,6 +7,7 @@ method and measure for the packed ``coverage_proportion`` study.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -14,7 +15,8 @@ import pandas as pd
 import pytest
 
 from studies.cli.main import main
-from studies.engine import results_from_store
+from studies.engine import CellResult, Measure, Performance, StudyResult, results_from_store, run
+from studies.report import write_tables
 from studies.suite import get_study, study_names
 
 
@@ -33,12 +35,12 @@ def frame(quick_run):
 
 def _tidy_from_csv(path):
     """The per-cell CSV melted to one row per (table row, measure), as written."""
-    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)  # "" not reported, "nan"
     measures = [c for c in table.columns if f"{c}_mcse" in table.columns]
     rows = []
     for index, row in table.iterrows():
         for measure in measures:
-            if not (isinstance(row[measure], float) and math.isnan(row[measure])):
+            if row[measure] != "":
                 rows.append({"row": index, "method": row["method"], "measure": measure,
                              "value": float(row[measure]), "mcse": float(row[f"{measure}_mcse"]),
                              "path": row["path"], "n_replicates": row["n_replicates"]})
@@ -61,16 +63,17 @@ def test_frame_round_trips_every_measure_of_the_per_cell_table(frame, quick_run,
     assert len(pairs) == len(table)
     found["row"] = [pairs.index(p) for p in zip(found["position"], found["method"],
                                                 strict=True)]
-    found = found.dropna(subset=["value"]) if found["value"].isna().any() else found
     merged = expected.merge(found, on=["row", "measure"], suffixes=("_csv", ""),
                             validate="one_to_one")
     assert len(merged) == len(expected) == len(found)
     assert (merged["method_csv"] == merged["method"]).all()
     assert (merged["path_csv"] == merged["path"]).all()
-    assert np.array_equal(merged["value_csv"], merged["value"])  # full precision: bit for bit
-    assert np.array_equal(merged["mcse_csv"], merged["mcse"])
+    # full precision: bit for bit (undefined measures are nan in both)
+    assert np.array_equal(merged["value_csv"], merged["value"], equal_nan=True)
+    assert np.array_equal(merged["mcse_csv"], merged["mcse"], equal_nan=True)
     exact = merged["path"] == "exact"
     assert merged.loc[exact, "n_replicates"].isna().all()
+    assert (merged.loc[exact, "n_replicates_csv"] == "").all()
     assert (merged.loc[~exact, "n_replicates_csv"].astype(int)
             == merged.loc[~exact, "n_replicates"]).all()
     params = [c for c in table.columns if c not in
@@ -78,7 +81,7 @@ def test_frame_round_trips_every_measure_of_the_per_cell_table(frame, quick_run,
               and f"{c}_mcse" not in table.columns]
     for param in params:
         written = table.loc[merged["row"], param].to_numpy()
-        assert [str(v) for v in written] == [str(v) for v in merged[param]], param
+        assert list(written) == [str(v) for v in merged[param]], param
 
 
 def test_packed_study_has_one_row_per_cell_method_and_measure(frame, quick_run):
@@ -107,11 +110,31 @@ def test_frames_in_pieces_add_up_to_the_frame(quick_run, frame):
     whole = results["coverage_proportion"].to_frame()
     assert sum(len(p) for p in pieces) == len(whole)
     alone = frame[frame["study"] == "coverage_proportion"].reset_index(drop=True)
-    # beside other studies, integer parameters are nullable integers: same values
-    pd.testing.assert_frame_equal(whole, alone[whole.columns], check_dtype=False)
+    pd.testing.assert_frame_equal(whole, alone[whole.columns])
+
+
+def test_packed_groups_give_the_frame_of_plain_cells():
+    study = get_study("binomial_coverage")  # groups share (n, confidence_level), not p
+    packed = dataclasses.replace(study, pack_groups=True)
+    plain = run([study], rng=1, workers=1).to_frame()
+    assert list(plain.columns[2:5]) == ["n", "p", "confidence_level"]  # grid order
+    pd.testing.assert_frame_equal(run([packed], rng=1, workers=1).to_frame(), plain)
 
 
 def test_every_study_writes_its_summary_table(quick_run):
     for name in study_names():
         summary = pd.read_csv(quick_run / f"{name}.summary.csv")
         assert len(summary) > 0, name
+
+
+def test_undefined_is_nan_and_not_reported_is_empty(tmp_path):
+    undefined = Performance({"bias": Measure(math.nan, math.nan), "coverage": Measure(0.95, 0.01)},
+                            n_replicates=100)
+    partial = Performance({"coverage": Measure(1 / 3, 0.0)}, n_replicates=None)
+    cells = (CellResult("s", "a", 0, {"n": 2}, "monte-carlo", {"m": undefined}, {}, b""),
+             CellResult("s", "b", 1, {"n": 3}, "exact", {"m": partial}, {}, b""))
+    write_tables({"s": StudyResult("s", cells)}, tmp_path)
+    assert (tmp_path / "s.csv").read_text().splitlines() == [
+        "n,method,path,n_replicates,bias,bias_mcse,coverage,coverage_mcse",
+        "2,m,monte-carlo,100,nan,nan,0.95,0.01",
+        "3,m,exact,,,,0.3333333333333333,0.0"]

@@ -26,7 +26,9 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Help that shows each option's default; required options and flags show none."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.required or action.default in (None, False, argparse.SUPPRESS):
+        default = action.default
+        if (action.required or default is None or default is False
+                or default is argparse.SUPPRESS or default == []):
             return action.help
         return super()._get_help_string(action)
 

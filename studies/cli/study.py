@@ -18,7 +18,7 @@ from typing import Any
 from studies.cli.args import count, positive_count
 from studies.cli.progress import Progress
 from studies.engine import results_from_store, run
-from studies.engine.store import existing_store
+from studies.engine.store import DB_NAME, existing_store
 from studies.report import write_tables
 from studies.suite import STUDY_MODULES, get_study, study_names
 
@@ -67,7 +67,7 @@ def _expand(names: list[str]) -> list[str]:
 def _list(args: argparse.Namespace) -> int:
     for name in study_names():
         study = get_study(name)
-        module = STUDY_MODULES[name].partition(":")[0]
+        module = STUDY_MODULES[name]
         doc = (importlib.import_module(module).__doc__ or "").strip()
         path = "exact" if study.enumerate_outcomes is not None else "monte-carlo"
         grids = ", ".join(f"{g}: {study.grids[g].n_cells} cells" for g in study.grids)
@@ -86,10 +86,16 @@ def _run(args: argparse.Namespace) -> int:
         results = run(
             studies, grid=args.grid, rng=args.seed, workers=args.workers,
             scheduler=args.scheduler, out=out, resume=args.resume, methods=args.method,
-            on_cell=progress, command=getattr(args, "command_line", None))
+            on_cell=progress, command=args.command_line)
     except KeyboardInterrupt:
         progress.close()
-        write_tables(results_from_store(out), out, studies)
+        if not (Path(out) / DB_NAME).is_file():
+            print("\nevalcert: interrupted before any cell was stored", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        try:
+            write_tables(results_from_store(out), out, studies)
+        except KeyboardInterrupt:
+            pass  # a second Ctrl-C: the cells are safe in the store, the tables can wait
         print(f"\nevalcert: interrupted; finished cells are kept in {out}; continue with "
               f"--resume --out {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -120,6 +126,9 @@ def _status(args: argparse.Namespace) -> int:
         print(f"command: {meta['command']}")
         print(f"python {meta['python']} on {meta['platform']}; "
               + ", ".join(f"{k} {v}" for k, v in meta["packages"].items()))
+    for resume in meta.get("resumes", []):
+        print(f"resumed {resume['started']}: git {resume['git_commit'] or '-'}"
+              f"{dirty[resume['git_dirty']]}: {resume['command']}")
     for name, version in identity["studies"].items():
         total = math.prod(len(v) for v in meta["grids"][name]["parameters"].values())
         done = finished.get(name, 0)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["load_object"]
+from studies.engine.design import Study
+
+__all__ = ["load_object", "load_study"]
 
 
 def load_object(path: str, what: str) -> Any:
@@ -21,3 +23,18 @@ def load_object(path: str, what: str) -> Any:
         return getattr(module, attribute)
     except AttributeError:
         raise ValueError(f"`{what}` {path!r}: module has no attribute {attribute!r}.") from None
+
+
+def load_study(path: str) -> Study:
+    """The `Study` at import path ``module:ATTRIBUTE``; ValueError (one line) otherwise.
+
+    A registered study's name is not an import path: `studies.suite.get_study` resolves it.
+    """
+    if ":" not in path:
+        raise ValueError(
+            f"`study` must be a Study or its import path 'module:ATTRIBUTE' (registered names "
+            f"are resolved by studies.suite.get_study); got {path!r}.")
+    study = load_object(path, "study")
+    if not isinstance(study, Study):
+        raise ValueError(f"`study` {path!r} must be a Study; got {type(study).__name__}.")
+    return study

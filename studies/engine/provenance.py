@@ -35,20 +35,31 @@ def _package_versions() -> dict[str, str]:
     return found
 
 
-def _source_root() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        if (parent / ".git").exists():
-            return parent
-    return None
-
-
 def _git(root: Path, *args: str) -> str | None:
+    """Output of a read-only git command in ``root`` (None if git fails or is missing).
+
+    ``--no-optional-locks``: a status must not take the index lock from the user's own git.
+    """
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                              timeout=10, check=False)
+        done = subprocess.run(["git", "--no-optional-locks", "-C", str(root), *args],
+                              capture_output=True, text=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _source_root() -> Path | None:
+    """The git checkout this package's source is tracked in (None: not in one).
+
+    The nearest ``.git`` above the installed file is not enough: a package copied into an
+    ignored folder of some other repository would record that repository's state.
+    """
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / ".git").exists():
+            tracked = _git(parent, "ls-files", "--error-unmatch", str(here.relative_to(parent)))
+            return parent if tracked else None
+    return None
 
 
 def git_state() -> dict[str, Any]:
@@ -59,11 +70,14 @@ def git_state() -> dict[str, Any]:
     package is not in a git checkout or git is not installed.
     """
     root = _source_root()
-    if root is None:
+    status = None if root is None else _git(root, "status", "--porcelain=v2", "--branch", "--",
+                                            *_SOURCES)
+    if status is None:
         return {"git_commit": None, "git_dirty": None}
-    commit = _git(root, "rev-parse", "HEAD")
-    status = _git(root, "status", "--porcelain", "--", *_SOURCES)
-    return {"git_commit": commit, "git_dirty": None if status is None else bool(status)}
+    lines = status.splitlines()
+    head = next((line.split()[2] for line in lines if line.startswith("# branch.oid ")), None)
+    return {"git_commit": None if head in (None, "(initial)") else head,
+            "git_dirty": any(not line.startswith("#") for line in lines)}
 
 
 def provenance(command: Sequence[str] | None = None) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from studies.engine.design import Study
@@ -20,8 +20,12 @@ def read_store(store: RunStore) -> list[CellResult | PackedGroup]:
 
 
 def group_results(finished: Iterable[CellResult | PackedGroup],
-                  studies: Sequence[Study] | Sequence[str]) -> RunResults:
-    """Finished cells and groups by study (in the order of ``studies``), each in grid order."""
+                  studies: Sequence[Study] | Sequence[str],
+                  parameters: Mapping[str, Sequence[str]] | None = None) -> RunResults:
+    """Finished cells and groups by study (in the order of ``studies``), each in grid order.
+
+    ``parameters``: each study's grid parameters in grid order (`StudyResult.parameters`).
+    """
     names = [s if isinstance(s, str) else s.name for s in studies]
     cells: dict[str, list[CellResult]] = {name: [] for name in names}
     groups: dict[str, list[PackedGroup]] = {name: [] for name in names}
@@ -30,10 +34,12 @@ def group_results(finished: Iterable[CellResult | PackedGroup],
             groups.setdefault(result.study, []).append(result)
         else:
             cells.setdefault(result.study, []).append(result)
+    order = parameters or {}
     return RunResults(
         (name, StudyResult(name, tuple(sorted(cells[name], key=lambda c: c.position)),
                            tuple(sorted(groups.get(name, ()),
-                                        key=lambda g: int(g.positions[0])))))
+                                        key=lambda g: int(g.positions[0]))),
+                           tuple(order.get(name, ()))))
         for name in cells)
 
 
@@ -59,7 +65,9 @@ def results_from_store(directory: str | os.PathLike[str]) -> RunResults:
     store = existing_store(Path(directory))
     try:
         finished = read_store(store)
-        names = list(store.metadata()["identity"]["studies"])
+        meta = store.metadata()
     finally:
         store.close()
-    return group_results(finished, names)
+    grids = meta.get("grids", {})
+    return group_results(finished, list(meta["identity"]["studies"]),
+                         {name: list(grid["parameters"]) for name, grid in grids.items()})

@@ -183,19 +183,22 @@ class StudyResult:
 
     A packed study (`Study.pack_groups`) has its cells in ``groups``; `rows`, `first_errors`
     and `expanded` read them as cells, which suits quick grids; summaries of full grids read
-    the groups' arrays.
+    the groups' arrays. ``parameters`` names the grid's parameters in grid order (the column
+    order of `to_frame`; empty: the cells' own order).
     """
 
     study: str
     cells: tuple[CellResult, ...] = ()
     groups: tuple[PackedGroup, ...] = ()
+    parameters: tuple[str, ...] = ()
 
     def expanded(self) -> StudyResult:
         """The same result with every packed group turned into cells (grid order)."""
         if not self.groups:
             return self
         cells = [*self.cells, *(c for g in self.groups for c in g.cells())]
-        return StudyResult(self.study, tuple(sorted(cells, key=lambda c: c.position)))
+        return StudyResult(self.study, tuple(sorted(cells, key=lambda c: c.position)),
+                           parameters=self.parameters)
 
     def rows(self, measure: str, *, method: str | None = None) -> list[dict[str, Any]]:
         """One row per (cell, method) reporting ``measure``: params, method, value, mcse, R."""
@@ -213,9 +216,9 @@ class StudyResult:
         ``coverage_proportion``'s full grid is 1,000 cells, about 50,000 rows).
         """
         if self.cells:
-            yield _cells_frame(self.study, self.cells)
+            yield _standard(_cells_frame(self.study, self.cells), self.parameters)
         for group in self.groups:
-            yield group.to_frame()
+            yield _standard(group.to_frame(), self.parameters)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (cell, method, measure), in grid order.
@@ -223,7 +226,8 @@ class StudyResult:
         Columns: ``study``, ``position`` (the cell's place in the grid), the cell's
         parameters, ``method``, ``measure``, ``value``, ``mcse`` (0 on the exact path),
         ``path`` (``exact`` or ``monte-carlo``) and ``n_replicates`` (missing on the exact
-        path).
+        path). Integer parameters and ``n_replicates`` are pandas' nullable ``Int64``, so
+        that they stay integers beside missing values.
 
         Examples
         --------
@@ -264,25 +268,26 @@ def _cells_frame(study: str, cells: Sequence[CellResult]) -> pd.DataFrame:
     return frame
 
 
-def _tidy(frames: Sequence[pd.DataFrame], *, by_position: bool) -> pd.DataFrame:
-    """Concatenate frames (parameters may differ between studies) in the standard column order.
+def _standard(frame: pd.DataFrame, parameters: Sequence[str]) -> pd.DataFrame:
+    """The standard column order (parameters in grid order) and integer parameters as Int64."""
+    params = [c for c in frame.columns if c not in FRAME_COLUMNS]
+    params = [*(c for c in parameters if c in params), *(c for c in params if c not in parameters)]
+    frame = frame[["study", "position", *params, *FRAME_COLUMNS[2:]]]
+    return frame.astype({c: "Int64" for c in params
+                         if pd.api.types.is_integer_dtype(frame[c])})
 
-    A parameter a study does not have is missing in its rows; integer parameters become
-    pandas' nullable ``Int64`` so that they stay integers beside the missing values.
-    """
+
+def _tidy(frames: Sequence[pd.DataFrame], *, by_position: bool) -> pd.DataFrame:
+    """Concatenate standard frames; a parameter a study does not have is missing in its rows."""
     frames = [f for f in frames if len(f)]
     if not frames:
         return pd.DataFrame(columns=list(FRAME_COLUMNS))
-    if len(frames) > 1:
-        frames = [f.astype({c: "Int64" for c in f.columns
-                            if c not in FRAME_COLUMNS and pd.api.types.is_integer_dtype(f[c])})
-                  for f in frames]
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-    params = [c for c in frame.columns if c not in FRAME_COLUMNS]
-    order = ["study", "position", *params, *FRAME_COLUMNS[2:]]
-    frame = frame[order]
-    if by_position and len(frames) > 1:
-        frame = frame.sort_values("position", kind="stable", ignore_index=True)
+    if len(frames) > 1:
+        params = [c for c in frame.columns if c not in FRAME_COLUMNS]
+        frame = frame[["study", "position", *params, *FRAME_COLUMNS[2:]]]
+        if by_position:
+            frame = frame.sort_values("position", kind="stable", ignore_index=True)
     return frame
 
 
@@ -297,6 +302,6 @@ class RunResults(dict[str, StudyResult]):
     def to_frame(self) -> pd.DataFrame:
         """Every study's tidy rows (`StudyResult.to_frame`) in one frame.
 
-        Parameters that only some studies have are missing (NaN) in the other studies' rows.
+        Parameters that only some studies have are missing in the other studies' rows.
         """
         return _tidy([result.to_frame() for result in self.values()], by_position=False)

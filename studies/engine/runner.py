@@ -23,7 +23,7 @@ from typing import Any
 from studies.engine import seeding
 from studies.engine.design import Grid, Study
 from studies.engine.execution import connect_dask, execute
-from studies.engine.loading import load_object
+from studies.engine.loading import load_study
 from studies.engine.planning import PATHS, plan, task_cells
 from studies.engine.provenance import provenance
 from studies.engine.reading import group_results, read_store
@@ -32,17 +32,6 @@ from studies.engine.store import RunStore, open_store
 from studies.engine.tasks import Finished
 
 __all__ = ["run"]
-
-
-def _study(study: Study | str) -> Study:
-    if isinstance(study, Study):
-        return study
-    found = load_object(study, "study") if isinstance(study, str) else study
-    if not isinstance(found, Study):
-        raise ValueError(
-            f"`studies` must hold Study objects or their import paths 'module:ATTRIBUTE'; "
-            f"got {study!r}.")
-    return found
 
 
 def _grid_of(study: Study, grid: str | Grid) -> Grid:
@@ -115,7 +104,8 @@ def run(
         raise ValueError(f"`path` must be one of {PATHS}; got {path!r}.")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
-    resolved = [_study(s) for s in studies]
+    loaded = [s if isinstance(s, Study) else load_study(s) for s in studies]
+    resolved = list({s.name: s for s in loaded}.values())  # a study named twice runs once
     grids = {s.name: _grid_of(s, grid) for s in resolved}
     identity = {
         "studies": {s.name: s.version for s in resolved},
@@ -128,8 +118,7 @@ def run(
     store: RunStore | None = None
     if out is not None:
         grid_meta = {name: g.to_dict() for name, g in grids.items()}
-        store = _open(Path(out), identity, rng, resume, {"grids": grid_meta,
-                                                         **provenance(command)})
+        store = _open(Path(out), identity, rng, resume, grid_meta, provenance(command))
         root = int(store.metadata()["seed"])
     else:
         root = seeding.root_entropy(rng)
@@ -160,13 +149,18 @@ def run(
             store.set_metadata(ended=now(), status=status)
             collected = read_store(store)
             store.close()
-    return group_results(collected, resolved)
+    return group_results(collected, resolved,
+                         {name: list(g.parameters) for name, g in grids.items()})
 
 
 
 def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,
-          recorded: Mapping[str, Any]) -> RunStore:
-    """The run store, its seed checked against ``rng``; a new run records ``recorded``."""
+          grids: Mapping[str, Any], origin: Mapping[str, Any]) -> RunStore:
+    """The run store, its seed checked against ``rng``.
+
+    A new run records its seed, grids and ``origin`` (`studies.engine.provenance`); each
+    resume adds its own origin to ``resumes``, since it may run from other code.
+    """
     if resume and rng is None:
         store = open_store(directory, identity, resume=True)
     else:
@@ -178,5 +172,8 @@ def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,
             raise ValueError(f"`seed` must match the run being resumed ({stored}); got {root}.")
     meta = store.metadata()
     if "seed" not in meta:
-        store.set_metadata(seed=str(seeding.root_entropy(rng)), started=now(), **recorded)
+        store.set_metadata(seed=str(seeding.root_entropy(rng)), started=now(), grids=dict(grids),
+                           **origin)
+    else:
+        store.set_metadata(resumes=[*meta.get("resumes", []), {"started": now(), **origin}])
     return store

@@ -4,7 +4,7 @@ Table ``run`` holds the run's metadata as JSON values (identity: studies and ver
 root seed, user methods, path; package versions, git commit, start and end times, status).
 Table ``cells`` holds one row per finished cell, committed as the cell (or the group of
 exact-path cells analysed together) finishes, so a run killed at any moment loses at most the
-cells in flight. Exact-path rows have empty ``estimates`` (see `studies.engine`). Table
+cells in flight. Exact-path rows have empty ``estimates`` (see `studies.engine.tasks`). Table
 ``groups`` holds one row per finished packed group (`studies.engine.design.Study.pack_groups`): its
 shared parameter values, the other axes, and every cell's measures as packed arrays. Only the
 coordinating process writes.
@@ -173,8 +173,9 @@ def open_store(directory: Path, identity: Mapping[str, Any], *, resume: bool) ->
     Raises
     ------
     ValueError
-        If ``directory`` is a non-empty directory without a run, holds a run and ``resume`` is
-        false, holds a different run, or holds a corrupt database; nothing is written then.
+        If ``directory`` is a file or a non-empty directory without a run, holds a run and
+        ``resume`` is false, holds a different run, holds a corrupt database, or cannot be
+        created; nothing is written then.
     """
     directory = Path(directory)
     path = directory / DB_NAME
@@ -196,12 +197,19 @@ def open_store(directory: Path, identity: Mapping[str, Any], *, resume: bool) ->
         return store
     if resume:
         raise ValueError(f"`out` {directory} holds no run to resume.")
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"`out` must be a directory; got {directory}, which is a file.")
     if directory.exists() and any(directory.iterdir()):
         raise ValueError(
             f"`out` {directory} is not empty and holds no evalcert run; choose another "
             "directory.")
-    directory.mkdir(parents=True, exist_ok=True)
-    store = RunStore(_connect(path), directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        connection = _connect(path)
+    except (OSError, sqlite3.Error) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise ValueError(f"`out` {directory} cannot hold a run store: {reason}.") from None
+    store = RunStore(connection, directory)
     with store._db:
         store._db.executescript(_SCHEMA)
     store.set_metadata(identity=dict(identity))

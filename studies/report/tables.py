@@ -4,7 +4,8 @@ For every study in a run directory:
 
 * ``<study>.csv``: one row per (cell, method): the cell's parameters, ``method``, ``path``,
   ``n_replicates`` (empty on the exact path), then each measure and its MCSE
-  (``<measure>_mcse``), at full precision; a measure a method does not report is empty.
+  (``<measure>_mcse``), at full precision; a measure a method does not report is empty, one
+  that is undefined in the cell is ``nan``.
 * ``<study>.txt``: the same table aligned for reading (6 significant digits), followed by the
   first failing cell of each method that raised.
 * ``<study>.summary.csv`` and ``.txt``: the study's headline table (`Study.summary`, by default
@@ -30,22 +31,25 @@ from studies.engine import Study, StudyResult
 __all__ = ["cell_table", "headline_table", "write_tables"]
 
 
-def _text(value: Any) -> str:
-    return "nan" if isinstance(value, float) and np.isnan(value) else f"{value:.6g}"
+def _full(value: Any) -> str:
+    """A table entry at full precision: None (not reported) empty, floats as Python prints."""
+    return "" if value is None else str(value)
+
+
+def _short(value: Any) -> str:
+    """A table entry for reading: floats to 6 significant digits."""
+    return f"{value:.6g}" if isinstance(value, float) else _full(value)
 
 
 def _aligned(frame: pd.DataFrame) -> str:
     """Right-aligned text columns, header first (floats to 6 significant digits)."""
     if frame.empty:
         return " ".join(frame.columns)
-    return frame.to_string(index=False, float_format=_text, na_rep="")
+    return frame.astype(object).map(_short).to_string(index=False)
 
 
-def cell_table(result: StudyResult) -> pd.DataFrame:
-    """One row per (cell, method) with every measure and its MCSE side by side (grid order).
-
-    The wide form of ``result.to_frame()``: what ``<study>.csv`` holds.
-    """
+def _cell_records(result: StudyResult) -> list[dict[str, Any]]:
+    """One dict per (cell, method); a measure the method does not report is None."""
     measures = list(dict.fromkeys(
         m for c in result.cells for p in c.performance.values() for m in p.measures))
     records = []
@@ -55,9 +59,19 @@ def cell_table(result: StudyResult) -> pd.DataFrame:
                                    "n_replicates": perf.n_replicates}
             for m in measures:
                 found = perf.measures.get(m)
-                row[m] = found.value if found else np.nan
-                row[f"{m}_mcse"] = found.mcse if found else np.nan
+                row[m] = found.value if found else None
+                row[f"{m}_mcse"] = found.mcse if found else None
             records.append(row)
+    return records
+
+
+def cell_table(result: StudyResult) -> pd.DataFrame:
+    """One row per (cell, method) with every measure and its MCSE side by side (grid order).
+
+    The wide form of ``result.to_frame()``: what ``<study>.csv`` holds (a measure a method
+    does not report is NaN here, as is one undefined in its cell).
+    """
+    records = _cell_records(result)
     frame = pd.DataFrame.from_records(records)
     if records:
         frame["n_replicates"] = frame["n_replicates"].astype("Int64")
@@ -131,14 +145,15 @@ def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
 
 def _write_summary(directory: Path, name: str, rows: list[Mapping[str, Any]]) -> None:
     frame = pd.DataFrame.from_records(rows)
-    frame.to_csv(directory / f"{name}.summary.csv", index=False)
+    frame.astype(object).map(_full).to_csv(directory / f"{name}.summary.csv", index=False)
     (directory / f"{name}.summary.txt").write_text(
         f"study {name}: summary\n\n{_aligned(frame)}\n")
 
 
 def _write_cells(directory: Path, name: str, result: StudyResult) -> None:
-    frame = cell_table(result)
-    frame.to_csv(directory / f"{name}.csv", index=False)
+    # object columns keep None (not reported) apart from nan (undefined in the cell)
+    frame = pd.DataFrame(_cell_records(result), dtype=object)
+    frame.map(_full).to_csv(directory / f"{name}.csv", index=False)
     lines = [f"study {name}: {len(result.cells)} cells finished", "", _aligned(frame)]
     for method, (params, message) in result.first_errors().items():
         lines.append(f"method {method} FAILED (first failing cell {dict(params)}): {message}")

@@ -6,14 +6,12 @@ project can run its own studies through the engine without registering them here
 
 from __future__ import annotations
 
-import importlib
-
 from studies.engine.design import Study
-from studies.engine.loading import load_object
+from studies.engine.loading import load_study
 
 __all__ = ["STUDY_MODULES", "get_study", "study_names"]
 
-# Registered studies: name -> module defining STUDY (or "module:ATTRIBUTE"). Keep sorted.
+# Registered studies: name -> the module defining it as STUDY. Keep sorted.
 STUDY_MODULES: dict[str, str] = {
     "bias_error_rate": "studies.suite.bias_error_rate",
     "bias_f1": "studies.suite.bias_f1",
@@ -41,15 +39,8 @@ def get_study(name: str) -> Study:
         If the name is unknown (the message lists the registered ones).
     """
     if ":" in name:
-        study = load_object(name, "study")
-        if not isinstance(study, Study):
-            raise ValueError(f"`study` {name!r} must be a Study; got {type(study).__name__}.")
-        return study
+        return load_study(name)
     if name not in STUDY_MODULES:
         raise ValueError(
             f"`study` must be one of {', '.join(study_names())}; got {name!r}.")
-    target = STUDY_MODULES[name]
-    study = (load_object(target, "study") if ":" in target
-             else importlib.import_module(target).STUDY)
-    assert isinstance(study, Study)
-    return study
+    return load_study(f"{STUDY_MODULES[name]}:STUDY")
