@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from studies.engine import Estimates, Grid, Sample, Study, run
-from studies.engine.planning import _plan_packed
+from studies.engine.planning import plan_packed
 from studies.engine.seeding import cell_key
 from studies.engine.store import open_store
 from studies.engine.tasks import CellTask, GroupTask, PlannedCell, run_cell, run_group, run_packed
@@ -116,7 +116,7 @@ def packed_vs_cells(ns: tuple[int, ...]) -> tuple[float, float, float, float]:
     study = get_study("coverage_proportion")
     full = study.grids["full"]
     study = study.for_grid(full)
-    tasks = [t for t in _plan_packed(study, full, (), set()) if t.shared["n"] in ns]
+    tasks = [t for t in plan_packed(study, full, (), set()) if t.shared["n"] in ns]
     cells = sum(t.positions.size for t in tasks)
     results = []
     for packed in (True, False):

@@ -53,7 +53,7 @@ def test_module_entry_point_exit_status():
     assert done.returncode == 2 and done.stderr.startswith("evalcert: error:")
 
 
-def test_progress_in_a_log_counts_only_the_cells_of_this_session(monkeypatch):
+def test_progress_in_a_log_counts_only_the_cells_of_this_run(monkeypatch):
     import io
 
     import tqdm.std

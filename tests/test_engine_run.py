@@ -461,3 +461,25 @@ def test_a_grid_runs_only_the_methods_it_selects():
         run([BINOMIAL], grid=dataclasses.replace(grid, methods=("agresti",)), rng=1, workers=1)
     with pytest.raises(ValueError, match="at least one method"):
         dataclasses.replace(grid, methods=())
+
+
+def test_out_that_cannot_hold_a_run_is_one_line_exit_2(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    for out, fragment in ((afile, "must be a directory"),
+                          (afile / "sub", "cannot hold a run store: Not a directory")):
+        assert main(["study", "run", "mean_bias", "--workers", "1", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and fragment in err and "Traceback" not in err
+
+
+def test_ctrl_c_before_the_store_exists_exits_130(tmp_path, capsys, monkeypatch):
+    from studies.cli import study
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(study, "run", interrupted)
+    assert main(["study", "run", "mean_bias", "--out", str(tmp_path / "run")]) == 130
+    assert "interrupted before any cell was stored" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

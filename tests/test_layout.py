@@ -46,7 +46,8 @@ def import_graph() -> dict[str, set[str]]:
             names: list[str] = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            elif isinstance(node, ast.ImportFrom):
+                assert node.level == 0, f"{path}:{node.lineno}: use an absolute import"
                 names = [f"{node.module}.{alias.name}" for alias in node.names]
             for imported in names:
                 target = _target(imported, known)

@@ -4,7 +4,7 @@ On a terminal the bar shows cells done, the elapsed time, the rate and the remai
 a log (CI, a file) a bar's carriage returns are noise, so the same tqdm line is printed as
 plain text when the run starts, at every tenth of it, and at least every `LOG_EVERY` seconds
 while cells keep finishing. The rate counts only the cells
-computed in this session (tqdm's ``initial``), so a resumed run's estimate of the time left
+computed by this command (tqdm's ``initial``), so a resumed run's estimate of the time left
 is not optimistic.
 """
 

@@ -13,7 +13,6 @@ The engine knows no particular study: the registered studies live in `studies.su
 
 from studies.engine.assertions import assert_coverage, assert_measure
 from studies.engine.design import Grid, Method, Params, Sample, Study
-from studies.engine.execution import connect_dask
 from studies.engine.performance import (
     MEASURES,
     Estimates,
@@ -44,7 +43,6 @@ __all__ = [
     "StudyResult",
     "assert_coverage",
     "assert_measure",
-    "connect_dask",
     "exact_performance",
     "performance",
     "results_from_store",

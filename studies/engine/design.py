@@ -1,6 +1,6 @@
 """How a simulation study is declared: its ADEMP (Morris, White & Crowther 2019).
 
-A study is one module in ``studies/`` that builds a `Study`:
+A study is one module of `studies.suite` that builds a `Study`:
 
 * **Aims**: the module docstring.
 * **Data-generating mechanisms**: a `Grid` per size (``"quick"``, ``"full"``): the parameter

@@ -24,7 +24,7 @@ from studies.engine.tasks import (
     resolve_methods,
 )
 
-__all__ = ["PATHS", "plan", "task_cells"]
+__all__ = ["PATHS", "plan", "plan_packed", "task_cells"]
 
 PATHS: tuple[str, ...] = ("auto", "exact", "monte-carlo")
 
@@ -57,7 +57,7 @@ def plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ...
     resolve_methods(study, methods)  # fail early, in the caller, on a bad import path
     if chosen == "exact" and study.pack_groups:
         study.check_grid(grid)
-        return _plan_packed(study, grid, methods, done)
+        return plan_packed(study, grid, methods, done)
     planned = (PlannedCell(i, seeding.cell_key(study.name, params), params)
                for i, params in enumerate(grid.cells()))
     pending = [cell for cell in planned if (study.name, cell.key) not in done]
@@ -68,7 +68,7 @@ def plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ...
     return [GroupTask(study, cells, methods) for cells in _groups(study, pending)]
 
 
-def _plan_packed(study: Study, grid: Grid, methods: tuple[str, ...],
+def plan_packed(study: Study, grid: Grid, methods: tuple[str, ...],
                  done: set[tuple[str, str]]) -> list[Task]:
     """One task per group not in ``done``, without building the cells (millions of them).
 

@@ -1,4 +1,4 @@
-"""Turning a run's results into what a person reads: tables (and, as they grow, pages and plots).
+"""Turning a run's results into what a person reads: the tables written beside a run.
 
 `write_tables` writes each study's per-cell and headline tables beside a run's store.
 """
