@@ -252,7 +252,7 @@ def assert_one_line_error(capsys, fragment: str, start: str = "evalcert: error: 
         ("score,value\n1,1\n", "line 1: missing column 'label'"),
         ("label\n1\n", "line 1: missing column 'score'"),
         ("score,label,score\n1,1,2\n", "line 1: column 'score' appears twice"),
-        (HEADER + "0.5,1\n0.2,0,extra\n", "not a valid CSV file: Expected 2 fields in line 3"),
+        (HEADER + "0.5,1\n0.2,0,extra\n", "line 3: expected 2 fields as in the header; got 3"),
         (HEADER + "0.5,1\nhigh,0\n",
          "line 3, column 'score': the score must be a finite number; got 'high'"),
         (HEADER + "0.5,1\n\n0.4,1\nnan,0\n", "line 5, column 'score'"),
@@ -265,8 +265,8 @@ def assert_one_line_error(capsys, fragment: str, start: str = "evalcert: error: 
         (HEADER + "0.5\n", "line 2, column 'label': the label must be 0 or 1 (or true/false); "
                            "got ''"),
         ('text,score,label\n"a\nb",1,1\nc,2,-1\n', "line 4, column 'label'"),
-        # A quoted empty line is a row to pandas: no line number is guessed, the row is named.
-        (HEADER + '1,1\n""\n2,1\n', "data row 2, column 'score'"),
+        # a quoted empty field is a record, not a blank line
+        (HEADER + '1,1\n""\n2,1\n', "line 3, column 'score': the score must be a finite"),
     ],
 )
 def test_csv_errors_are_one_line(capsys, csv_file, text, fragment):

@@ -10,8 +10,19 @@ import argparse
 import math
 from typing import NoReturn
 
-__all__ = ["EXIT_USAGE", "HelpFormatter", "Parser", "UsageError", "count", "finite_number",
-           "positive_count", "unit_interval"]
+__all__ = [
+    "EXIT_USAGE",
+    "HelpFormatter",
+    "Parser",
+    "UsageError",
+    "count",
+    "finite_number",
+    "non_negative_number",
+    "positive_count",
+    "positive_fraction",
+    "positive_number",
+    "unit_interval",
+]
 
 EXIT_USAGE = 2
 # Counts beyond int64 would wrap to negative values inside numpy.
@@ -63,6 +74,33 @@ def finite_number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number; got {text!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number; got {text!r}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """argparse type: a positive finite number."""
+    value = finite_number(text)
+    if value <= 0.0:
+        raise argparse.ArgumentTypeError(f"must be a positive number; got {text}")
+    return value
+
+
+def non_negative_number(text: str) -> float:
+    """argparse type: a non-negative finite number."""
+    value = finite_number(text)
+    if value < 0.0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative number; got {text}")
+    return value
+
+
+def positive_fraction(text: str) -> float:
+    """argparse type: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1]; got {text!r}") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1]; got {text}")
     return value
 
 

@@ -37,47 +37,25 @@ import argparse
 import csv
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from estimators.gain import GainTable, gain_table
-from studies.cli.args import UsageError, finite_number, positive_count
+from studies.cli.args import (
+    UsageError,
+    non_negative_number,
+    positive_count,
+    positive_fraction,
+    positive_number,
+)
+from studies.cli.counts import finite
 
 __all__ = ["add_command", "gain_summary", "read_scores"]
 
 COLUMNS = ("score", "label")
 DEFAULT_SHARES = (0.5, 0.8, 0.9, 1.0)
-
-
-def _positive_number(text: str) -> float:
-    """argparse type: a positive finite number."""
-    value = finite_number(text)
-    if value <= 0.0:
-        raise argparse.ArgumentTypeError(f"must be a positive number; got {text}")
-    return value
-
-
-def _non_negative_number(text: str) -> float:
-    """argparse type: a non-negative finite number."""
-    value = finite_number(text)
-    if value < 0.0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative number; got {text}")
-    return value
-
-
-def _share(text: str) -> float:
-    """argparse type: a number in (0, 1]."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1]; got {text!r}") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1]; got {text}")
-    return value
 
 
 def add_command(commands: Any) -> None:
@@ -96,13 +74,13 @@ def add_command(commands: Any) -> None:
                           "true/false); other columns are ignored")
     cmd.add_argument("--bins", type=positive_count, default=10, metavar="K",
                      help="number of quantile bins of the ranking (10 gives deciles)")
-    cmd.add_argument("--cost-per-item", type=_positive_number, default=None, metavar="C",
+    cmd.add_argument("--cost-per-item", type=positive_number, default=None, metavar="C",
                      help="cost of annotating one item; when given, costs are reported too")
-    cmd.add_argument("--budget", type=_non_negative_number, action="append", metavar="B",
+    cmd.add_argument("--budget", type=non_negative_number, action="append", metavar="B",
                      help="money to spend from the top of the ranking: report the items, "
                           "share of the list and expected positives it buys; repeat for "
                           "several (needs --cost-per-item)")
-    cmd.add_argument("--share", type=_share, action="append", metavar="S",
+    cmd.add_argument("--share", type=positive_fraction, action="append", metavar="S",
                      help="share of the positives to find, in (0, 1]: report how much of the "
                           "list (and, with --cost-per-item, what cost) it takes; repeat for "
                           "several (default: "
@@ -114,65 +92,51 @@ def add_command(commands: Any) -> None:
     cmd.set_defaults(handler=_gain)
 
 
-@dataclass(frozen=True)
-class _Rows:
-    """The data rows of the file as text (pandas' table), and their score and label fields."""
-
-    table: Any
-    scores: Any
-    labels: Any
-
-
-def _one_line(error: Exception) -> str:
-    """An exception's message on one line, without pandas' tokenizer prefix."""
-    text = " ".join(str(error).split())
-    return text.removeprefix("Error tokenizing data. C error: ")
-
-
-def _start_lines(path: str, rows: list[list[str]]) -> list[int]:
-    """The line each data row of ``rows`` starts on, or zeros if the file cannot be matched.
-
-    pandas does not report line numbers; the standard csv module does. The two agree on
-    everything a scores file holds, and the rows are compared field by field to make sure.
-    """
-    found: list[tuple[int, list[str]]] = []
+def _records(path: str) -> list[tuple[int, list[str]]]:
+    """Every CSV record of the file (blank lines skipped), with the line it starts on."""
+    records = []
+    end = 0
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:
             reader = csv.reader(handle)
-            end = 0
             for row in reader:
                 start, end = end + 1, reader.line_num
-                if not row or (len(row) == 1 and not row[0].strip(" \t")):
-                    continue  # blank lines, which pandas skips
-                found.append((start, row))
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return [0] * len(rows)
-    data = found[1:]
-    if len(data) != len(rows) or any(
-        [*row, *[""] * (len(mine) - len(row))] != mine
-        for (_, row), mine in zip(data, rows, strict=True)
-    ):
-        return [0] * len(rows)
-    return [start for start, _ in data]
-
-
-def _read_rows(path: str) -> _Rows:
-    """Every data row of the file as text, read with pandas; the header is checked here."""
-    try:
-        frame = pd.read_csv(path, header=None, dtype=str, na_filter=False,
-                            encoding="utf-8-sig", skip_blank_lines=True)
+                if row:
+                    records.append((start, row))
     except FileNotFoundError:
         raise UsageError(f"cannot read {path}: No such file or directory") from None
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or _one_line(error)}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path}: not UTF-8 text") from None
-    except pd.errors.EmptyDataError:
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    except csv.Error as error:
+        raise UsageError(f"{path}, line {end + 1}: not a valid CSV file: {error}") from None
+    return records
+
+
+def _label(text: str) -> int | None:
+    """0 or 1 from ``0``/``1`` (``0.0``, ...) or ``true``/``false``; None otherwise."""
+    word = text.strip().lower()
+    if word in ("true", "false"):
+        return int(word == "true")
+    try:
+        value = float(word)
+    except ValueError:
+        return None
+    return int(value) if value in (0.0, 1.0) else None
+
+
+def read_scores(path: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Scores and 0/1 labels of the scores CSV; every error names the file, line and column.
+
+    Read with the standard csv module, which knows the line each record starts on (a quoted
+    field may span lines). A record shorter than the header has its last fields empty.
+    """
+    records = _records(path)
+    if not records:
         raise UsageError(f"{path}: empty file; the header must name the columns "
-                         f"{' and '.join(COLUMNS)}") from None
-    except (pd.errors.ParserError, ValueError) as error:
-        raise UsageError(f"{path}: not a valid CSV file: {_one_line(error)}") from None
-    header = [str(name).strip() for name in frame.iloc[0]]
+                         f"{' and '.join(COLUMNS)}")
+    header = [name.strip() for name in records[0][1]]
     column = {}
     for name in COLUMNS:
         if name not in header:
@@ -182,45 +146,29 @@ def _read_rows(path: str) -> _Rows:
         if header.count(name) > 1:
             raise UsageError(f"{path}, line 1: column {name!r} appears twice")
         column[name] = header.index(name)
-    data = frame.iloc[1:]
-    if data.empty:
+    if len(records) == 1:
         raise UsageError(f"{path}: no items after the header")
-    return _Rows(table=data, scores=data.iloc[:, column["score"]].reset_index(drop=True),
-                 labels=data.iloc[:, column["label"]].reset_index(drop=True))
-
-
-def _where(path: str, rows: _Rows, index: int, name: str) -> str:
-    """``FILE, line L, column NAME`` for data row ``index`` (its row number if no line)."""
-    table = [[str(field) for field in row] for row in rows.table.itertuples(index=False)]
-    line = _start_lines(path, table)[index]
-    place = f"line {line}" if line else f"data row {index + 1}"
-    return f"{path}, {place}, column {name!r}"
-
-
-def read_scores(path: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Scores and 0/1 labels of the scores CSV; every error names the file, line and column."""
-    rows = _read_rows(path)
-    scores = pd.to_numeric(rows.scores.str.strip(), errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(scores))
-    if bad.size:
-        i = int(bad[0])
-        raise UsageError(f"{_where(path, rows, i, 'score')}: the score must be a finite "
-                         f"number; got {str(rows.scores.iloc[i])!r}")
-    words = rows.labels.str.strip().str.lower()
-    numbers = pd.to_numeric(words, errors="coerce").to_numpy(dtype=np.float64)
-    labels = np.where((words == "true").to_numpy(dtype=bool), 1.0,
-                      np.where((words == "false").to_numpy(dtype=bool), 0.0, numbers))
-    bad = np.flatnonzero((labels != 0.0) & (labels != 1.0))
-    if bad.size:
-        i = int(bad[0])
-        raise UsageError(f"{_where(path, rows, i, 'label')}: the label must be 0 or 1 (or "
-                         f"true/false); got {str(rows.labels.iloc[i])!r}")
-    return scores, labels.astype(np.int64)
-
-
-def _number(value: float) -> float | None:
-    """JSON has no nan: an undefined quantity is null."""
-    return value if math.isfinite(value) else None
+    scores, labels = [], []
+    for line, fields in records[1:]:
+        if len(fields) > len(header):
+            raise UsageError(f"{path}, line {line}: expected {len(header)} fields as in the "
+                             f"header; got {len(fields)}")
+        row = fields + [""] * (len(header) - len(fields))
+        text = row[column["score"]]
+        try:
+            score = float(text.strip())
+        except ValueError:
+            score = math.nan
+        if not math.isfinite(score):
+            raise UsageError(f"{path}, line {line}, column 'score': the score must be a finite "
+                             f"number; got {text!r}")
+        label = _label(row[column["label"]])
+        if label is None:
+            raise UsageError(f"{path}, line {line}, column 'label': the label must be 0 or 1 "
+                             f"(or true/false); got {row[column['label']]!r}")
+        scores.append(score)
+        labels.append(label)
+    return np.array(scores, dtype=np.float64), np.array(labels, dtype=np.int64)
 
 
 def _bin_rows(table: GainTable) -> list[dict[str, Any]]:
@@ -231,8 +179,8 @@ def _bin_rows(table: GainTable) -> list[dict[str, Any]]:
     return [
         {"bin": i + 1, "top_fraction": float(top), "items": int(items),
          "positives": float(pos), "cumulative_positives": float(cum_pos),
-         "gain": _number(float(gain)), "cumulative_gain": _number(float(cum_gain)),
-         "lift": _number(float(lift)), "cumulative_lift": _number(float(cum_lift))}
+         "gain": finite(float(gain)), "cumulative_gain": finite(float(cum_gain)),
+         "lift": finite(float(lift)), "cumulative_lift": finite(float(cum_lift))}
         for i, (top, items, pos, cum_pos, gain, cum_gain, lift, cum_lift) in enumerate(columns)
     ]
 
@@ -255,14 +203,14 @@ def gain_summary(args: argparse.Namespace) -> dict[str, Any]:
         bought = table.budget_yield(budget, cost_per_item=cost, whole_bins=whole)
         budgets.append({"budget": budget, "items": bought.items, "fraction": bought.fraction,
                         "cost": bought.cost, "positives": bought.positives,
-                        "gain": _number(bought.gain)})
+                        "gain": finite(bought.gain)})
     shares = []
     for share in dict.fromkeys(args.share or DEFAULT_SHARES):
         fraction = table.fraction_to_reach(share, whole_bins=whole)
         reach = (None if cost is None else
-                 _number(table.cost_to_reach(share, cost_per_item=cost, whole_bins=whole)))
-        shares.append({"share": share, "fraction": _number(fraction),
-                       "items": _number(fraction * n_items), "cost": reach})
+                 finite(table.cost_to_reach(share, cost_per_item=cost, whole_bins=whole)))
+        shares.append({"share": share, "fraction": finite(fraction),
+                       "items": finite(fraction * n_items), "cost": reach})
     return {
         "file": args.file,
         "n_items": table.n_items,
