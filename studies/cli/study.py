@@ -1,8 +1,10 @@
 """``evalcert study``: list, run and inspect simulation studies.
 
-``study run`` stores every finished cell in ``OUT/run.sqlite`` as it finishes and then writes
-each study's tables beside it (`studies.report.write_tables`). Ctrl-C stops the run keeping
-the finished cells and writing their tables (exit status 130); ``--resume`` continues it.
+``study run`` stores every finished cell in ``OUT/run.sqlite`` as it finishes, then judges
+each study's claims and writes its tables beside the store (`studies.report.write_tables`). It
+exits 0 when every claim holds and 1 when one fails (one line per failing claim); ``study
+check OUT`` judges a stored run again. Ctrl-C stops the run keeping the finished cells and
+writing their tables (exit status 130); ``--resume`` continues it.
 """
 
 from __future__ import annotations
@@ -17,17 +19,28 @@ from typing import Any
 
 from studies.cli.args import count, positive_count
 from studies.cli.progress import Progress
-from studies.engine import results_from_store, run
+from studies.engine import (
+    FAILS,
+    HOLDS,
+    NOT_RUN,
+    RunResults,
+    Study,
+    Verdict,
+    evaluate_claims,
+    results_from_store,
+    run,
+)
 from studies.engine.store import DB_NAME, existing_store
 from studies.report import write_tables
 from studies.suite import STUDY_MODULES, get_study, study_names
 
+EXIT_CLAIM_FAILS = 1
 EXIT_INTERRUPTED = 130
 
 
 def add_command(commands: Any) -> None:
     """Add the ``study`` subcommand with its ``list``, ``run`` and ``status`` actions."""
-    study = commands.add_parser("study", help="simulation studies: list, run, status")
+    study = commands.add_parser("study", help="simulation studies: list, run, check, status")
     actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
     listing = actions.add_parser("list", help="registered studies and their grids")
     listing.set_defaults(handler=_list)
@@ -52,6 +65,11 @@ def add_command(commands: Any) -> None:
                         help="add a user method to every study (repeatable; the study's module "
                              "docstring gives the signature)")
     runner.set_defaults(handler=_run)
+
+    check = actions.add_parser(
+        "check", help="judge the claims of a stored run again (exit 1 if one fails)")
+    check.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
+    check.set_defaults(handler=_check)
 
     status = actions.add_parser("status", help="progress and metadata of a run directory")
     status.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
@@ -99,14 +117,51 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nevalcert: interrupted; finished cells are kept in {out}; continue with "
               f"--resume --out {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    write_tables(results, out, studies)
+    verdicts = _judge(results, studies)
+    write_tables(results, out, studies, verdicts)
     for name, result in results.items():
         cells = len(result.cells) + sum(g.size for g in result.groups)
         table = f"{name}.summary.csv" if result.groups else f"{name}.csv"
-        print(f"{name}: {cells} cells -> {out / table}")
+        print(f"{name}: {cells} cells -> {out / table}; {_tally(verdicts[name])}")
         for method, (params, message) in result.first_errors().items():
             print(f"  method {method} failed (first failing cell {dict(params)}): {message}")
-    return 0
+    return _failing(verdicts)
+
+
+def _judge(results: RunResults, studies: list[Study]) -> dict[str, list[Verdict]]:
+    by_name = {study.name: study for study in studies}
+    return {name: evaluate_claims(by_name[name].claims, result)
+            for name, result in results.items() if name in by_name}
+
+
+def _tally(verdicts: list[Verdict]) -> str:
+    counts = {status: sum(v.status == status for v in verdicts)
+              for status in (HOLDS, FAILS, NOT_RUN)}
+    return (f"claims: {counts[HOLDS]} hold, {counts[FAILS]} fail, {counts[NOT_RUN]} not run"
+            if verdicts else "no claims")
+
+
+def _failing(verdicts: dict[str, list[Verdict]]) -> int:
+    """One line per failing claim (study, claim, worst value); the exit status."""
+    failed = [(name, v) for name, found in verdicts.items() for v in found if v.status == FAILS]
+    for name, verdict in failed:
+        print(f"FAILS {name} {verdict.claim.name}: {verdict.worst()} "
+              f"({len(verdict.failures)} of {verdict.compared} values)")
+    return EXIT_CLAIM_FAILS if failed else 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    results = results_from_store(args.directory)
+    studies = []
+    for name in results:
+        try:
+            studies.append(get_study(name))
+        except ValueError:
+            print(f"{name}: not a registered study; its claims are unknown", file=sys.stderr)
+    verdicts = _judge(results, studies)
+    for name, found in verdicts.items():
+        print(f"{name}: {_tally(found)}")
+    return _failing(verdicts)
 
 
 def _status(args: argparse.Namespace) -> int:

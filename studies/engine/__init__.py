@@ -12,6 +12,7 @@ The engine knows no particular study: the registered studies live in `studies.su
 """
 
 from studies.engine.assertions import assert_coverage, assert_measure
+from studies.engine.claims import FAILS, HOLDS, NOT_RUN, Claim, Verdict, evaluate_claims
 from studies.engine.design import Grid, Method, Params, Sample, Study
 from studies.engine.performance import (
     MEASURES,
@@ -27,9 +28,13 @@ from studies.engine.results import CellResult, PackedGroup, RunResults, StudyRes
 from studies.engine.runner import run
 
 __all__ = [
+    "FAILS",
+    "HOLDS",
     "MEASURES",
+    "NOT_RUN",
     "PATHS",
     "CellResult",
+    "Claim",
     "Estimates",
     "Grid",
     "Measure",
@@ -41,8 +46,10 @@ __all__ = [
     "Sample",
     "Study",
     "StudyResult",
+    "Verdict",
     "assert_coverage",
     "assert_measure",
+    "evaluate_claims",
     "exact_performance",
     "performance",
     "results_from_store",

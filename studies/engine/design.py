@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from studies.engine.claims import Claim
 from studies.engine.performance import MEASURES, Estimates
 
 __all__ = ["Grid", "Method", "Params", "Sample", "Study"]
@@ -165,6 +166,9 @@ class Study:
         finished groups. For grids of millions of cells, which a row per cell (about 4 kB)
         would turn into tens of gigabytes. Packed studies write their ``summary`` table
         instead of a per-cell one.
+    claims : tuple of Claim
+        The findings that must hold on every run (`studies.engine.claims`), each judged
+        HOLDS, FAILS or NOT RUN when the run ends.
     summary : callable or None
         ``summary(result) -> list of dict``: the study's headline table (one dict per row, the
         same keys in each), written beside the run store as ``<study>.summary.csv`` and
@@ -184,6 +188,7 @@ class Study:
     wrap_method: Callable[[Callable[..., Any]], Method] | None = None
     parameter_space: tuple[float, float] = field(default=(-math.inf, math.inf))
     pack_groups: bool = False
+    claims: tuple[Claim, ...] = ()
     summary: Callable[[Any], Sequence[Mapping[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
@@ -200,6 +205,15 @@ class Study:
             raise ValueError("`pack_groups` needs `estimates_depend_on` (the groups); got None.")
         for name, grid in self.grids.items():
             self.check_grid(grid, name)
+        names = [claim.name for claim in self.claims]
+        for claim in self.claims:
+            unknown = sorted(set(claim.methods) - set(self.methods))
+            if unknown or claim.measure not in self.measures or names.count(claim.name) > 1:
+                raise ValueError(
+                    f"claim {claim.name!r} of study {self.name!r} must name its own methods "
+                    f"({', '.join(self.methods)}), one of its measures "
+                    f"({', '.join(self.measures)}) and a name no other claim has; got methods "
+                    f"{list(claim.methods)}, measure {claim.measure!r}.")
 
     def check_grid(self, grid: Grid, name: str = "given") -> None:
         """ValueError unless every name in `estimates_depend_on` is a parameter of ``grid``."""

@@ -11,6 +11,7 @@ import concurrent.futures as cf
 import contextlib
 import multiprocessing
 import os
+import pickle
 import signal
 from collections.abc import Iterator, Sequence
 from multiprocessing import forkserver
@@ -46,9 +47,26 @@ def _single_threaded_libraries() -> Iterator[None]:
                 os.environ.pop(name, None)
 
 
+def _check_picklable(tasks: Sequence[Task]) -> None:
+    """ValueError naming the study whose tasks cannot be sent to a worker process.
+
+    A pool whose task fails to pickle may wait for it for ever; a study holding a lambda or a
+    local function (not importable by name) is the usual cause.
+    """
+    for task in {task.study.name: task for task in tasks}.values():
+        try:
+            pickle.dumps(task)
+        except Exception as error:  # pickling fails with many exception types
+            raise ValueError(
+                f"study {task.study.name!r} cannot be sent to worker processes "
+                f"({type(error).__name__}: {error}); define its functions at module level, "
+                "or run it with --workers 1.") from None
+
+
 def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[Finished, ...]]:
     # forkserver, not fork: the coordinator may hold threads (a Dask client, a test runner's)
     # and forking a threaded process can deadlock. Preloading makes each worker start warm.
+    _check_picklable(tasks)
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["studies.engine", "scipy.stats"])
     with _single_threaded_libraries():

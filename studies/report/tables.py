@@ -10,6 +10,10 @@ For every study in a run directory:
   first failing cell of each method that raised.
 * ``<study>.summary.csv`` and ``.txt``: the study's headline table (`Study.summary`, by default
   `headline_table`: each measure's range over the grid per method, with its largest MCSE).
+* ``<study>.claims.csv`` and ``.txt``: the verdict on each of the study's claims
+  (`studies.engine.claims`), when it has claims: HOLDS, FAILS or NOT RUN, the values compared
+  and failing, the MCSE multiplier ``k`` and false-alarm rate, the smallest deviation the claim
+  detects, and its worst failing value.
 
 A study whose cells are stored as packed groups (millions of exact cells) gets only its
 summary; read its cells with ``results_from_store(DIR).to_frame()`` or, group by group,
@@ -26,9 +30,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from studies.engine import Study, StudyResult
+from studies.engine import Study, StudyResult, Verdict
 
-__all__ = ["cell_table", "headline_table", "write_tables"]
+__all__ = ["cell_table", "claims_table", "headline_table", "write_tables"]
 
 
 def _full(value: Any) -> str:
@@ -120,8 +124,14 @@ def headline_table(result: StudyResult) -> list[dict[str, Any]]:
     return rows
 
 
+def claims_table(study: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
+    """One row per claim: its verdict, what was compared and how strictly, the worst value."""
+    return pd.DataFrame.from_records([v.to_row(study) for v in verdicts])
+
+
 def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
-                 studies: Sequence[Study] = ()) -> None:
+                 studies: Sequence[Study] = (),
+                 verdicts: Mapping[str, Sequence[Verdict]] | None = None) -> None:
     """Write each study's tables into ``directory`` (see the module docstring).
 
     Parameters
@@ -132,6 +142,8 @@ def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
         The run directory.
     studies : sequence of Study
         The studies run, for their ``summary`` (default `headline_table`).
+    verdicts : mapping of str to sequence of Verdict, optional
+        Each study's verdicts (`studies.engine.evaluate_claims`), written as its claims table.
     """
     directory = Path(directory)
     by_name = {s.name: s for s in studies}
@@ -141,6 +153,12 @@ def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
         _write_summary(directory, name, list(summary(result)))
         if not result.groups:
             _write_cells(directory, name, result)
+        if verdicts and verdicts.get(name):
+            frame = claims_table(name, verdicts[name])
+            frame.astype(object).map(_full).to_csv(directory / f"{name}.claims.csv", index=False)
+            shown = frame.drop(columns=["study", "statement"])
+            (directory / f"{name}.claims.txt").write_text(
+                f"study {name}: claims\n\n{_aligned(shown)}\n")
 
 
 def _write_summary(directory: Path, name: str, rows: list[Mapping[str, Any]]) -> None:

@@ -103,6 +103,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Method, Params, Sample, Study
 from studies.engine.performance import Estimates
 
@@ -432,6 +433,22 @@ _QUICK = {"n": [20, 50, 200], "d": [1, 10, 50], "delta": [2.0], "prior": [0.5],
 _FULL = {"n": [20, 30, 50, 100, 200, 500], "d": [1, 2, 5, 10, 20, 50],
          "delta": [1.0, 2.0, 3.0], "prior": [0.5], "resamples": [100]}
 
+CLAIMS = (
+    Claim("apparent-error-optimistic",
+          "The apparent (resubstitution) error is optimistic: its bias is at most 0.",
+          ("apparent",), "bias", "at_most", target=0.0),
+    Claim("loo-unbiased-for-its-target",
+          "Leave-one-out is unbiased for the average error of its n - 1 point rules.",
+          ("loo_vs_n_minus_1",), "bias", "within", target=0.0),
+    Claim("loo-nearly-unbiased",
+          "Leave-one-out is nearly unbiased for the error of the rule fitted to all n points: "
+          "within 0.04.",
+          ("loo",), "bias", "within", target=0.0, margin=0.04),
+    Claim("e0-pessimistic-in-high-dimension",
+          "The e0 bootstrap is pessimistic (bias at least 0) once d >= 10.",
+          ("e0",), "bias", "at_least", target=0.0, where="d >= 10"),
+)
+
 STUDY = Study(
     name="bias_error_rate",
     version="1",
@@ -450,4 +467,5 @@ STUDY = Study(
     },
     measures=("bias", "empirical_se", "mse"),
     wrap_method=wrap_method,
+    claims=CLAIMS,
 )

@@ -47,6 +47,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import f1_estimate
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Method, Params, Sample, Study
 from studies.engine.performance import Estimates
 
@@ -130,6 +131,13 @@ def wrap_method(estimator: Callable[..., Any]) -> Method:
     return functools.partial(_user, estimator)
 
 
+CLAIMS = (
+    Claim("plug-in-biased-low",
+          "The plug-in F1 estimator is biased low (never above the population F1 on "
+          "average) at every test size.",
+          ("plug-in",), "bias", "at_most", target=0.0),
+)
+
 STUDY = Study(
     name="bias_f1",
     version="1",
@@ -148,4 +156,5 @@ STUDY = Study(
     estimates_depend_on=("n",),
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
+    claims=CLAIMS,
 )

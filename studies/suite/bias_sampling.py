@@ -58,6 +58,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from estimators import pooled_estimate, stratified_proportion
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Method, Params, Sample, Study
 from studies.engine.performance import Estimates
 
@@ -175,6 +176,20 @@ def wrap_method(estimator: Callable[..., Any]) -> Method:
 _PROFILES = [[0.02, 0.2, 0.6], [0.1, 0.3, 0.9], [0.3, 0.3, 0.3], [0.01, 0.05, 0.5],
              [0.05, 0.5, 0.95]]
 
+CLAIMS = (
+    Claim("srs-stratified-unbiased",
+          "The simple random sampling and stratified estimators of utility are unbiased "
+          "(Lewis 1996, eq. 25 and 35).",
+          ("srs", "stratified"), "relative_bias", "within", target=0.0),
+    Claim("variance-estimators-unbiased",
+          "Their variance estimators are unbiased: the model SE matches the empirical SE.",
+          ("srs", "stratified"), "model_se_error", "within", target=0.0),
+    Claim("pooled-biased-low",
+          "The pooled estimator is biased low: relevant documents outside the pool go unjudged "
+          "(Lewis 1996, section 8).",
+          ("pooled",), "bias", "at_most", target=0.0),
+)
+
 STUDY = Study(
     name="bias_sampling",
     version="1",
@@ -195,4 +210,5 @@ STUDY = Study(
     enumerate_outcomes=enumerate_outcomes,
     estimates_depend_on=("sizes", "sampled", "utility"),
     wrap_method=wrap_method,
+    claims=CLAIMS,
 )

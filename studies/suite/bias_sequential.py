@@ -56,6 +56,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import f1_ci
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Params, Sample, Study
 from studies.engine.performance import Estimates
 
@@ -159,6 +160,22 @@ def _fresh(data: tuple[IntArray, IntArray, IntArray], params: Params) -> Estimat
     return _report(fresh, stopped, params, lambda low: low >= theta)
 
 
+CLAIMS = (
+    Claim("reused-test-set-not-pessimistic",
+          "Stopping when a reused test set first shows F1 >= theta never underestimates F1 on "
+          "average (Bagdouri et al. 2013, section 3: sequential testing bias).",
+          ("reused-test-set",), "bias", "at_least", target=0.0),
+    Claim("reused-test-set-losci-undercovers",
+          "The LOSCI computed on the reused test set covers at least 5 points below nominal.",
+          ("reused-test-set",), "coverage", "at_most", target=0.95, margin=-0.05),
+    Claim("fresh-set-not-optimistic",
+          "A fresh certification set is not optimistic: its bias is at most 0.",
+          ("fresh-certification-set",), "bias", "at_most", target=0.0),
+    Claim("fresh-set-losci-near-nominal",
+          "The LOSCI on a fresh certification set covers within 2 points of nominal.",
+          ("fresh-certification-set",), "coverage", "at_least", target=0.95, margin=0.02),
+)
+
 STUDY = Study(
     name="bias_sequential",
     version="1",
@@ -174,4 +191,5 @@ STUDY = Study(
     generate=generate,
     methods={"reused-test-set": _reused, "fresh-certification-set": _fresh},
     measures=("bias", "empirical_se", "mse", "coverage", "width", "rejection"),
+    claims=CLAIMS,
 )

@@ -39,6 +39,7 @@ import numpy as np
 from scipy import special
 
 from estimators import proportion_ci
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Method, Params, Sample, Study
 from studies.engine.performance import Estimates
 
@@ -88,6 +89,19 @@ def wrap_method(ci: Callable[..., Any]) -> Method:
     return functools.partial(_analyse, ci)
 
 
+CLAIMS = (
+    Claim("wilson-mean-near-nominal",
+          "Averaged over p, the Wilson interval covers within 2 points of the nominal level at "
+          "every n (Brown, Cai & DasGupta 2001, section 4.1.1).",
+          ("wilson",), "coverage", "within", target="confidence_level", margin=0.02,
+          mean_over=("p",)),
+    Claim("wald-undercovers-small-np",
+          "The Wald interval covers at least 5 points below nominal when n min(p, 1 - p) <= 2 "
+          "(Brown, Cai & DasGupta 2001, section 2.1).",
+          ("wald",), "coverage", "at_most", target="confidence_level", margin=-0.05,
+          where="n * p <= 2 or n * (1 - p) <= 2"),
+)
+
 STUDY = Study(
     name="binomial_coverage",
     version="1",
@@ -107,4 +121,5 @@ STUDY = Study(
     estimates_depend_on=("n", "confidence_level"),
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
+    claims=CLAIMS,
 )

@@ -74,6 +74,7 @@ from numpy.typing import NDArray
 
 from estimators import F1_METHODS, f1_ci
 from studies.engine import StudyResult
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Method, Params, Sample, Study
 from studies.engine.performance import Estimates
 
@@ -280,6 +281,14 @@ def undercovering_cells(result: StudyResult, *, margin: float = 0.01, z: float =
     return sorted(rows, key=lambda r: -r["shortfall"])
 
 
+CLAIMS = (
+    Claim("logit-delta-nominal-with-many-relevant",
+          "With at least 50 expected relevant documents, the logit-delta intervals (two-sided "
+          "and LOSCI) cover at least 94% in every cell.",
+          ("logit-delta", "logit-delta-losci"), "coverage", "at_least", target="confidence_level",
+          margin=0.01, where="n * prevalence >= 50"),
+)
+
 STUDY = Study(
     name="coverage_f1",
     version="1",
@@ -300,4 +309,5 @@ STUDY = Study(
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
     summary=summary_table,
+    claims=CLAIMS,
 )

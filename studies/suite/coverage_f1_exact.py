@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Params, Sample, Study
 from studies.suite.coverage_f1 import (
     DETERMINISTIC,
@@ -108,6 +109,14 @@ def _log_binomial(k: IntArray, n: int, p: NDArray[np.float64]) -> NDArray[np.flo
 
 
 
+CLAIMS = (
+    Claim("logit-delta-nominal-with-many-relevant",
+          "With at least 50 expected relevant documents, the logit-delta intervals (two-sided "
+          "and LOSCI) cover at least 94% in every cell.",
+          ("logit-delta", "logit-delta-losci"), "coverage", "at_least", target="confidence_level",
+          margin=0.01, where="n * prevalence >= 50"),
+)
+
 STUDY = Study(
     name="coverage_f1_exact",
     version="2",
@@ -131,4 +140,5 @@ STUDY = Study(
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
     summary=summary_table,
+    claims=CLAIMS,
 )

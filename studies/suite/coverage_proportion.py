@@ -97,6 +97,7 @@ from scipy import stats
 
 from estimators import PROPORTION_METHODS, proportion_ci
 from studies.engine import StudyResult
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Method, Params, Study
 from studies.engine.performance import Estimates
 from studies.suite.binomial_coverage import enumerate_outcomes, generate, truth
@@ -417,6 +418,26 @@ def _vectorised_methods() -> list[str]:
     return [name for name in interval_methods() if not name.startswith("scipy:")]
 
 
+CLAIMS = (
+    Claim("clopper-pearson-conservative",
+          "Clopper-Pearson never covers less than the nominal level, two- or one-sided "
+          "(Brown, Cai & DasGupta 2001, section 4.2.1).",
+          ("clopper-pearson",), "coverage", "at_least", target="confidence_level"),
+    Claim("wilson-jeffreys-mean-near-nominal",
+          "Averaged over p, the two-sided Wilson and Jeffreys intervals cover within 1 point "
+          "of nominal at each n >= 10 (n >= 20 at 90%) (Brown, Cai & DasGupta 2001, Figures 5 "
+          "and 11).",
+          ("wilson", "jeffreys"), "coverage", "within", target="confidence_level", margin=0.01,
+          where="alternative == 'two-sided' and (n >= 20 or (n >= 10 and confidence_level >= "
+                "0.95))",
+          mean_over=("p",)),
+    Claim("wald-undercovers-small-np",
+          "The two-sided 95% Wald interval covers at least 1 point below nominal in every cell "
+          "with n p <= 2 (Brown, Cai & DasGupta 2001, section 2.1).",
+          ("wald",), "coverage", "at_most", target="confidence_level", margin=-0.01,
+          where="alternative == 'two-sided' and confidence_level == 0.95 and n * p <= 2"),
+)
+
 STUDY = Study(
     name="coverage_proportion",
     version="1",
@@ -434,4 +455,5 @@ STUDY = Study(
     parameter_space=(0.0, 1.0),
     pack_groups=True,
     summary=summary_table,
+    claims=CLAIMS,
 )

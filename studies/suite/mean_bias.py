@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from studies.engine.claims import Claim
 from studies.engine.design import Grid, Method, Params, Sample, Study
 from studies.engine.performance import MEASURES, Estimates
 
@@ -79,6 +80,19 @@ def wrap_method(estimator: Callable[[Any], Any]) -> Method:
     return functools.partial(_point, estimator)
 
 
+CLAIMS = (
+    Claim("mean-unbiased", "The sample mean is an unbiased estimator of the mean.",
+          ("mean",), "bias", "within", target=0.0),
+    Claim("t-interval-nominal-for-normal-data",
+          "The t interval covers at its nominal 95% for normal data.",
+          ("mean",), "coverage", "within", target=0.95, where="distribution == 'normal'"),
+    Claim("median-biased-for-skewed-data",
+          "The sample median estimates the median, not the mean, of a right-skewed "
+          "distribution: biased low by more than 0.1.",
+          ("median",), "bias", "at_most", target=0.0, margin=-0.1,
+          where="distribution != 'normal'"),
+)
+
 STUDY = Study(
     name="mean_bias",
     version="1",
@@ -93,4 +107,5 @@ STUDY = Study(
              "median": wrap_method(functools.partial(np.median, axis=1))},
     measures=MEASURES,
     wrap_method=wrap_method,
+    claims=CLAIMS,
 )

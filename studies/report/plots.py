@@ -1,0 +1,859 @@
+"""Figures of a study's results, each returned as SVG text ready to inline in a report.
+
+The figures read the tidy frame of a run (``results_from_store(DIR).to_frame()`` or
+``StudyResult.to_frame()``: one row per study, cell, method and measure, with the cell's
+parameters, ``value`` and ``mcse``):
+
+* `coverage_against`: coverage against a grid parameter, a line per method, a panel per value
+  of another parameter, the nominal level dashed (Brown, Cai & DasGupta 2001, figures 1-5);
+* `measure_by`: any measure against a grid parameter, a line per method (or per value of
+  another parameter), with +-1.96 MCSE error bars on Monte Carlo cells;
+* `heat_map`: one method's measure over two grid parameters, cells annotated;
+* `zip_plot`: the intervals of one Monte Carlo cell ranked by ``|z|`` (Morris, White &
+  Crowther 2019, figure 4); `zip_ranking` computes the ranking it draws.
+
+Every figure is a `matplotlib.figure.Figure` built without pyplot (no global figure registry)
+and written by `svg`, which gives the same bytes for the same data: no date, fixed hash salt
+for clip-path and marker ids, text kept as text (searchable, small), and every element id
+prefixed by the figure's id so that several figures inlined in one HTML page never share an
+id. Colours are the Okabe-Ito palette (colour-blind safe) without its yellow. The figures set
+matplotlib's rc parameters (fonts, palette) for the time they are built, through
+`matplotlib.rc_context`: build them from one thread at a time.
+
+References
+----------
+.. [BCD2001] Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomial
+   proportion. *Statistical Science* 16, 101-133.
+.. [MWC2019] Morris, T. P., White, I. R. & Crowther, M. J. (2019). Using simulation studies to
+   evaluate statistical methods. *Statistics in Medicine* 38, 2074-2102.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+import re
+import textwrap
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from cycler import cycler
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
+from matplotlib.colors import CenteredNorm, Normalize
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter, NullFormatter
+from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+__all__ = [
+    "MEASURE_LABELS",
+    "PALETTE",
+    "ZipRanking",
+    "coverage_against",
+    "heat_map",
+    "measure_by",
+    "svg",
+    "zip_plot",
+    "zip_ranking",
+]
+
+PALETTE: tuple[str, ...] = (
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+)
+"""Okabe-Ito colours (blue, vermillion, green, purple, orange, sky blue, black): the yellow is
+left out, too pale on white. Lines past the seventh also change marker and line style."""
+
+MEASURE_LABELS: dict[str, str] = {
+    "coverage": "coverage (share of intervals containing the truth)",
+    "be_coverage": "bias-eliminated coverage (share of intervals containing the mean estimate)",
+    "width": "mean interval width (units of the estimand)",
+    "bias": "bias (mean estimate - truth, units of the estimand)",
+    "relative_bias": "relative bias (bias / truth)",
+    "empirical_se": "empirical SE (units of the estimand)",
+    "mse": "mean squared error (squared units of the estimand)",
+    "model_se": "model SE (root mean squared SE, units of the estimand)",
+    "model_se_error": "relative error of model SE (model SE / empirical SE - 1)",
+    "rejection": "rejection rate (share of replicates rejecting)",
+}
+"""Axis label of each measure of `studies.engine.MEASURES`, with its units."""
+
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_LINESTYLES = ("-", "--", ":")
+_MAX_PANELS = 6
+_Z95 = 1.959963984540054
+_NOMINAL_COLOUR = "0.35"
+_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+_TAG = re.compile(r"<[^<>]+>")
+_REFERENCE = re.compile(r'(\sid="|url\(#|xlink:href="#)')
+_TIDY = ("study", "position", "method", "measure", "value", "mcse", "path", "n_replicates")
+_RC: dict[RcKeyType, Any] = {
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.title_fontsize": 9,
+    "figure.titlesize": 11,
+    "axes.prop_cycle": cycler(color=list(PALETTE)),
+    "axes.grid": True,
+    "grid.color": "0.9",
+    "svg.fonttype": "none",
+    "svg.hashsalt": "evalcert",
+}
+
+Array = NDArray[np.float64]
+
+
+# --------------------------------------------------------------------------------------------
+# SVG output
+
+
+def svg(fig: Figure, figure_id: str | None = None) -> str:
+    """Write a figure as SVG text, the same bytes for the same figure, and close it.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure. One made by pyplot is closed (removed from pyplot's registry); a bare
+        `Figure` is left to the garbage collector.
+    figure_id : str, optional
+        Prefix of every element id and id reference in the SVG (``id="axes_1"`` becomes
+        ``id="<figure_id>-axes_1"``), so that figures inlined in one HTML page never share an
+        id. A letter, then letters, digits, ``-`` or ``_``. Default: ``f`` and 12 hex digits of
+        the SHA-256 of the SVG, distinct for distinct figures; pass distinct ids to inline one
+        figure twice.
+
+    Returns
+    -------
+    str
+        The SVG document: no creation date or creator, text as ``<text>`` elements
+        (``svg.fonttype: none``), hashed ids salted with a fixed salt.
+
+    Examples
+    --------
+    >>> fig = Figure(figsize=(2, 1))
+    >>> _ = fig.add_subplot().plot([0, 1], [0, 1])
+    >>> text = svg(fig, "demo")
+    >>> 'id="demo-axes_1"' in text and text == svg(fig, "demo")
+    True
+    """
+    if figure_id is not None and not _ID.fullmatch(figure_id):
+        raise ValueError("`figure_id` must be a letter followed by letters, digits, '-' or '_'; "
+                         f"got {figure_id!r}.")
+    buffer = io.StringIO()
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "evalcert", "svg.id": None}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    _close(fig)
+    text = buffer.getvalue()
+    prefix = figure_id or "f" + hashlib.sha256(text.encode()).hexdigest()[:12]
+    return _prefix_ids(text, prefix)
+
+
+def _close(fig: Figure) -> None:
+    """Remove a pyplot-made figure from pyplot's registry (a bare Figure has no manager)."""
+    if getattr(fig.canvas, "manager", None) is not None:
+        from matplotlib import pyplot
+
+        pyplot.close(fig)
+
+
+def _prefix_ids(text: str, prefix: str) -> str:
+    """Prefix every ``id="..."``, ``url(#...)`` and ``xlink:href="#..."`` inside a tag.
+
+    Only tags are rewritten (text between tags is left alone, so a title that reads
+    ``id="x"`` stays as written); colours such as ``fill="#0072b2"`` are not id references.
+    """
+    def tag(match: re.Match[str]) -> str:
+        return _REFERENCE.sub(lambda ref: f"{ref.group(1)}{prefix}-", match.group(0))
+
+    return _TAG.sub(tag, text)
+
+
+@contextmanager
+def _house_style() -> Iterator[None]:
+    """Font sizes (>= 9 pt), palette, grid and SVG settings while a figure is built."""
+    with mpl.rc_context(_RC):
+        yield
+
+
+# --------------------------------------------------------------------------------------------
+# Checking and shaping the frame
+
+
+def _require(frame: pd.DataFrame, column: str | None, argument: str) -> None:
+    """Raise ValueError unless ``column`` (if given) is a column of the frame."""
+    if column is not None and column not in frame.columns:
+        raise ValueError(f"`{argument}` must be a column of the frame; got {column!r}.")
+
+
+def _check_frame(frame: pd.DataFrame) -> None:
+    """Raise ValueError unless the frame is a DataFrame with the tidy result columns."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"`frame` must be a pandas DataFrame; got {type(frame).__name__}.")
+    missing = [c for c in ("method", "measure", "value", "mcse") if c not in frame.columns]
+    if missing:
+        raise ValueError("`frame` must have the columns method, measure, value and mcse; "
+                         f"missing {', '.join(missing)}.")
+    if frame.empty:
+        raise ValueError("`frame` must have rows; got an empty frame.")
+
+
+def _select(frame: pd.DataFrame, column: str, wanted: Sequence[Any], argument: str) -> pd.DataFrame:
+    """The rows whose ``column`` is one of ``wanted``; ValueError naming what is not there."""
+    present = list(dict.fromkeys(frame[column]))
+    absent = [w for w in wanted if w not in present]
+    if absent or not wanted:
+        shown = ", ".join(map(str, present[:12])) + (", ..." if len(present) > 12 else "")
+        got = absent if absent else list(wanted)
+        raise ValueError(f"`{argument}` must name {column} values in the frame ({shown}); "
+                         f"got {got[0] if len(got) == 1 else got!r}.")
+    return frame[frame[column].isin(list(wanted))]
+
+
+def _hashable(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The frame with list-valued parameter columns (e.g. stratum sizes) turned into text."""
+    out = frame.copy()
+    for column in columns:
+        if out[column].map(lambda v: isinstance(v, list | tuple | dict | np.ndarray)).any():
+            out[column] = out[column].map(str)
+    return out
+
+
+def _parameters(frame: pd.DataFrame, used: Sequence[str]) -> list[str]:
+    """The frame's other columns that vary (cell parameters, study, path)."""
+    skip = {*used, "position", "value", "mcse", "n_replicates", "measure"}
+    return [c for c in frame.columns
+            if c not in skip and frame[c].map(str).nunique(dropna=False) > 1]
+
+
+def _prepare(frame: pd.DataFrame, *, measure: str, keys: dict[str, str | None],
+             methods: Sequence[str] | None, unique: bool) -> pd.DataFrame:
+    """Rows of one measure (and of ``methods``), checked for the columns named by ``keys``.
+
+    ``keys`` maps argument names to columns. With ``unique``, every combination of the key
+    columns must be a single row, else ValueError names the parameters to filter first.
+    """
+    _check_frame(frame)
+    for argument, column in keys.items():
+        _require(frame, column, argument)
+    used = [c for c in keys.values() if c is not None]
+    seen: dict[str, str] = {}
+    for argument, column in keys.items():
+        if column is not None and column in seen:
+            raise ValueError(f"`{argument}` must differ from `{seen[column]}`; both are "
+                             f"{column!r}.")
+        if column is not None:
+            seen[column] = argument
+    rows = _select(frame, "measure", [measure], "measure")
+    if methods is not None:
+        rows = _select(rows, "method", list(methods), "methods")
+    rows = _hashable(rows, used)
+    if unique and rows.duplicated(subset=used).any():
+        varying = _parameters(rows, used) or ["the repeated rows"]
+        raise ValueError(f"`frame` has several {measure} rows per ({', '.join(used)}): "
+                         f"filter {', '.join(varying)} to one value each first.")
+    return rows
+
+
+def _levels(values: pd.Series) -> list[Any]:
+    """Distinct values, ascending when numeric, else in order of first appearance."""
+    distinct = list(dict.fromkeys(values.dropna()))
+    if _numeric(values):
+        return sorted(distinct)
+    return distinct
+
+
+def _numeric(values: pd.Series) -> bool:
+    """Whether a column holds numbers (not booleans) that can stand on a numeric axis."""
+    return bool(pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values))
+
+
+def _positions(values: pd.Series, levels: list[Any]) -> Array:
+    """Axis positions: the numbers themselves, or the index of each category in ``levels``."""
+    if _numeric(values):
+        return np.asarray(values.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+    index = {level: i for i, level in enumerate(levels)}
+    return np.array([index.get(v, np.nan) for v in values], dtype=float)
+
+
+def _fmt(value: Any) -> str:
+    """A parameter value for a tick or a title: floats as ``%g``."""
+    if isinstance(value, float | np.floating):
+        return f"{value:g}"
+    return str(value)
+
+
+def _wrap(text: str, width: int = 36) -> str:
+    """An axis label broken into lines of at most ``width`` characters."""
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
+def _label(measure: str) -> str:
+    """A measure's axis label with its units (the bare name for an unknown measure)."""
+    return MEASURE_LABELS.get(measure, measure)
+
+
+# --------------------------------------------------------------------------------------------
+# Panels, lines and legends
+
+
+@dataclass(frozen=True)
+class _Style:
+    """How one hue level is drawn: colour, marker, line style."""
+
+    colour: str
+    marker: str
+    linestyle: str
+
+
+def _line_style(index: int) -> _Style:
+    """The style of the ``index``-th line: a new colour first, then new markers and dashes."""
+    return _Style(PALETTE[index % len(PALETTE)], _MARKERS[index % len(_MARKERS)],
+                  _LINESTYLES[(index // len(PALETTE)) % len(_LINESTYLES)])
+
+
+def _panel_axes(count: int) -> tuple[Figure, list[Axes]]:
+    """A 7-inch-wide figure with ``count`` panels sharing their axes (one or two rows)."""
+    rows = 1 if count <= 3 else 2
+    columns = math.ceil(count / rows)
+    fig = Figure(figsize=(7.0, 4.2 if rows == 1 else 6.5), layout="constrained")
+    grid = fig.subplots(rows, columns, sharex=True, sharey=True, squeeze=False)
+    axes = [ax for row in grid for ax in row]
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    for ax in axes[:count]:
+        ax.tick_params(labelbottom=True)
+    return fig, axes[:count]
+
+
+def _panels(rows: pd.DataFrame, panel_by: str | None) -> list[tuple[str, pd.DataFrame]]:
+    """(title, rows) of each panel; one untitled panel without ``panel_by``."""
+    if panel_by is None:
+        return [("", rows)]
+    levels = _levels(rows[panel_by])
+    if len(levels) > _MAX_PANELS:
+        raise ValueError(f"`panel_by` must have at most {_MAX_PANELS} values; {panel_by!r} has "
+                         f"{len(levels)}: filter the frame first.")
+    return [(f"{panel_by} = {_fmt(v)}", rows[rows[panel_by] == v]) for v in levels]
+
+
+def _draw_line(ax: Axes, x: Array, y: Array, mcse: Array, index: int, *,
+               band: bool) -> Line2D:
+    """The ``index``-th line, with +-1.96 MCSE (band or error bars) where MCSE > 0.
+
+    On a dense grid (more than 12 points) markers go on every k-th point only, starting at a
+    different point for each line so that the lines' markers do not sit on top of each other.
+    """
+    style = _line_style(index)
+    stride = max(1, math.ceil(x.size / 12))
+    line: Line2D = ax.plot(x, y, color=style.colour, marker=style.marker,
+                           linestyle=style.linestyle, linewidth=1.4, markersize=4.5,
+                           markevery=(index % stride, stride))[0]
+    noisy = np.isfinite(mcse) & (mcse > 0) & np.isfinite(y)
+    if noisy.any():
+        half = _Z95 * np.where(noisy, mcse, 0.0)
+        if band:
+            ax.fill_between(x, y - half, y + half, where=noisy, color=style.colour,
+                            alpha=0.2, linewidth=0)
+        else:
+            ax.errorbar(x[noisy], y[noisy], yerr=half[noisy], fmt="none",
+                        ecolor=style.colour, elinewidth=1.0, capsize=2.5)
+    return line
+
+
+def _legend(fig: Figure, handles: list[Artist], labels: list[str], title: str | None) -> None:
+    """A legend below the panels (never over the data) when there is more than one entry."""
+    if len(handles) > 1:
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 4),
+                   title=title, frameon=False)
+
+
+def _x_axis(axes: list[Axes], values: pd.Series, levels: list[Any], label: str,
+            log: bool) -> None:
+    """Label the x axis; category names as ticks; log scale when asked.
+
+    A log axis of at most 10 grid values has its ticks at those values; others get ticks as
+    plain numbers (``%g``: "1000", not a superscript power, so that tick text stays text).
+    """
+    for ax in axes:
+        ax.set_xlabel(label)
+        if not _numeric(values):
+            ax.set_xticks(range(len(levels)), [_fmt(v) for v in levels])
+        elif log:
+            ax.set_xscale("log")
+            if len(levels) <= 10:
+                ax.set_xticks([float(v) for v in levels], [_fmt(v) for v in levels])
+            else:
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _lines_figure(rows: pd.DataFrame, *, measure: str, x: str, hue: str,
+                  panel_by: str | None, band: bool, log_x: bool,
+                  order: Sequence[str] | None) -> tuple[Figure, list[Axes], dict[str, Artist]]:
+    """Panels of one line per hue level (methods in ``order`` if given): the line figures."""
+    panels = _panels(rows, panel_by)
+    fig, axes = _panel_axes(len(panels))
+    hues = list(dict.fromkeys(rows[hue])) if hue == "method" else _levels(rows[hue])
+    if hue == "method" and order is not None:
+        hues = list(order)
+    x_levels = _levels(rows[x])
+    entries: dict[str, Artist] = {}
+    for ax, (name, part) in zip(axes, panels, strict=True):
+        for index, level in enumerate(hues):
+            line = part[part[hue] == level]
+            if line.empty:
+                continue
+            xs = _positions(line[x], x_levels)
+            ranked = np.argsort(xs, kind="stable")
+            drawn = _draw_line(ax, xs[ranked], line["value"].to_numpy(float)[ranked],
+                               line["mcse"].to_numpy(float)[ranked], index, band=band)
+            entries.setdefault(_fmt(level), drawn)
+        ax.set_title(name)
+    _x_axis(axes, rows[x], x_levels, x, log_x)
+    for ax in axes[:: len(axes) if len(axes) <= 3 else math.ceil(len(axes) / 2)]:
+        ax.set_ylabel(_wrap(_label(measure)))
+    if band and (rows["mcse"] > 0).any():
+        entries["± 1.96 MCSE"] = Patch(color="0.5", alpha=0.3, linewidth=0)
+    return fig, axes, entries
+
+
+# --------------------------------------------------------------------------------------------
+# Coverage against a parameter
+
+
+def coverage_against(frame: pd.DataFrame, *, x: str, panel_by: str | None = None,
+                     methods: Sequence[str] | None = None,
+                     nominal_column: str | None = "confidence_level",
+                     title: str | None = None, figure_id: str | None = None) -> str:
+    """Coverage against a grid parameter, a line per method, a panel per value of another.
+
+    The figures of Brown, Cai & DasGupta (2001): coverage (y) against, say, ``p`` (x) with one
+    panel per ``n``; the nominal level is a grey dashed line; Monte Carlo cells (MCSE > 0) get a
+    band of +-1.96 MCSE. Filter the frame first so that each (panel, method, x) is one cell
+    (e.g. one confidence level and one ``alternative``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A tidy result frame (`StudyResult.to_frame`); only its ``coverage`` rows are drawn.
+    x : str
+        The parameter on the x axis (linear scale).
+    panel_by : str, optional
+        The parameter with one panel per value (at most 6), e.g. ``"n"``.
+    methods : sequence of str, optional
+        The methods drawn, in legend order (default: all, in the frame's order).
+    nominal_column : str or None
+        The column holding each cell's nominal coverage (one value per panel), or None for no
+        nominal line.
+    title : str, optional
+        The figure title (default: "Coverage against <x>", and "by <panel_by>").
+    figure_id : str, optional
+        Id prefix of the SVG's elements (see `svg`).
+
+    Returns
+    -------
+    str
+        The figure as SVG text.
+
+    Raises
+    ------
+    ValueError
+        When a named column is missing, the frame has no coverage rows (of ``methods``), a
+        (panel, method, x) has several rows, or a panel has several nominal levels.
+    """
+    with _house_style():
+        rows = _prepare(frame, measure="coverage",
+                        keys={"x": x, "panel_by": panel_by, "methods": "method"},
+                        methods=methods, unique=True)
+        _require(frame, nominal_column, "nominal_column")
+        fig, axes, entries = _lines_figure(rows, measure="coverage", x=x, hue="method",
+                                           panel_by=panel_by, band=True, log_x=False,
+                                           order=methods)
+        if nominal_column is not None:
+            for ax, (_, part) in zip(axes, _panels(rows, panel_by), strict=True):
+                entries.setdefault("nominal level", _nominal_line(ax, part, nominal_column))
+        by = f" by {panel_by}" if panel_by else ""
+        fig.suptitle(title if title is not None else f"Coverage against {x}{by}")
+        _legend(fig, list(entries.values()), list(entries), "method")
+        return svg(fig, figure_id)
+
+
+def _nominal_line(ax: Axes, rows: pd.DataFrame, column: str) -> Line2D:
+    """The grey dashed line at a panel's nominal coverage (ValueError if several levels)."""
+    levels = rows[column].dropna().unique()
+    if len(levels) != 1:
+        raise ValueError(f"`nominal_column` {column!r} must hold one value per panel; got "
+                         f"{sorted(map(float, levels))}: filter the frame first.")
+    return ax.axhline(float(levels[0]), color=_NOMINAL_COLOUR, linestyle="--", linewidth=1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Any measure against a parameter
+
+
+def measure_by(frame: pd.DataFrame, *, measure: str, x: str, hue: str = "method",
+               panel_by: str | None = None, reference: float | None = None,
+               methods: Sequence[str] | None = None, log_x: bool | None = None,
+               title: str | None = None, figure_id: str | None = None) -> str:
+    """A measure against a grid parameter, a line per method (or per value of ``hue``).
+
+    Monte Carlo cells (MCSE > 0) get error bars of +-1.96 MCSE; exact cells none. Filter the
+    frame first so that each (panel, hue, x) is one cell.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A tidy result frame (`StudyResult.to_frame`).
+    measure : str
+        The measure drawn, e.g. ``"bias"``, ``"relative_bias"``, ``"width"``.
+    x : str
+        The parameter on the x axis; text parameters (e.g. ``design``) become categories.
+    hue : str
+        The column with one line per value (default ``"method"``).
+    panel_by : str, optional
+        The parameter with one panel per value (at most 6).
+    reference : float, optional
+        A grey dashed horizontal line, e.g. 0 for bias.
+    methods : sequence of str, optional
+        The methods drawn (default: all).
+    log_x : bool, optional
+        Log x axis; default: when ``x`` is positive and spans more than a factor 20.
+    title : str, optional
+        The figure title (default: "<measure> against <x>").
+    figure_id : str, optional
+        Id prefix of the SVG's elements (see `svg`).
+
+    Returns
+    -------
+    str
+        The figure as SVG text.
+
+    Raises
+    ------
+    ValueError
+        When a named column or the measure is missing, or a (panel, hue, x) has several rows.
+    """
+    with _house_style():
+        rows = _prepare(frame, measure=measure, keys={"x": x, "hue": hue, "panel_by": panel_by},
+                        methods=methods, unique=True)
+        log = _wide_positive(rows[x]) if log_x is None else log_x
+        fig, axes, entries = _lines_figure(rows, measure=measure, x=x, hue=hue,
+                                           panel_by=panel_by, band=False, log_x=log,
+                                           order=methods)
+        if reference is not None:
+            for ax in axes:
+                line = ax.axhline(reference, color=_NOMINAL_COLOUR, linestyle="--", linewidth=1.0)
+            entries[f"reference ({reference:g})"] = line
+        fig.suptitle(title if title is not None else f"{measure} against {x}")
+        _legend(fig, list(entries.values()), list(entries), hue)
+        return svg(fig, figure_id)
+
+
+def _wide_positive(values: pd.Series) -> bool:
+    """Whether numbers are all positive and span more than a factor 20."""
+    if not _numeric(values):
+        return False
+    numbers = values.to_numpy(dtype=float, na_value=np.nan)
+    numbers = numbers[np.isfinite(numbers)]
+    return bool(numbers.size and numbers.min() > 0 and numbers.max() > 20 * numbers.min())
+
+
+# --------------------------------------------------------------------------------------------
+# Heat map
+
+
+def heat_map(frame: pd.DataFrame, *, measure: str, method: str, rows: str, columns: str,
+             center: float | None = None, title: str | None = None,
+             figure_id: str | None = None) -> str:
+    """One method's measure over two grid parameters, each cell annotated with its value.
+
+    A cell holds the mean over the frame's other parameters (the title names them). With
+    ``center`` (e.g. the nominal coverage, or 0 for bias) the colours diverge around it, red
+    below and blue above, symmetric in distance; otherwise they run on viridis. Values are
+    written in the cells (3 decimals) when the grid is at most 14 columns and 24 rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A tidy result frame (`StudyResult.to_frame`).
+    measure : str
+        The measure drawn.
+    method : str
+        The method drawn.
+    rows, columns : str
+        The parameters along the y axis (first value on top) and the x axis.
+    center : float, optional
+        The value at the middle of a diverging colour scale.
+    title : str, optional
+        The figure title (default: "<method>: <measure>").
+    figure_id : str, optional
+        Id prefix of the SVG's elements (see `svg`).
+
+    Returns
+    -------
+    str
+        The figure as SVG text.
+
+    Raises
+    ------
+    ValueError
+        When a named column, the measure or the method is missing, or every value is nan.
+    """
+    with _house_style():
+        data = _prepare(frame, measure=measure, keys={"rows": rows, "columns": columns},
+                        methods=[method], unique=False)
+        row_levels, column_levels = _levels(data[rows]), _levels(data[columns])
+        table = (data.groupby([rows, columns], sort=False, dropna=False)["value"].mean()
+                 .unstack(columns).reindex(index=row_levels, columns=column_levels))
+        values = table.to_numpy(dtype=float)
+        if not np.isfinite(values).any():
+            raise ValueError(f"`method` {method!r} has no defined {measure} values in the frame.")
+        fig = Figure(figsize=(7.0, min(9.0, max(4.2, 1.6 + 0.32 * len(row_levels)))),
+                     layout="constrained")
+        ax = fig.add_subplot()
+        _draw_cells(fig, ax, values, center, measure)
+        _category_ticks(ax, column_levels, rows=False)
+        _category_ticks(ax, row_levels, rows=True)
+        ax.set_xlabel(columns)
+        ax.set_ylabel(rows)
+        averaged = _parameters(data, [rows, columns, "method"])
+        over = f" (mean over {', '.join(averaged)})" if averaged else ""
+        fig.suptitle((title if title is not None else f"{method}: {measure}") + over)
+        return svg(fig, figure_id)
+
+
+def _draw_cells(fig: Figure, ax: Axes, values: Array, center: float | None,
+                measure: str) -> None:
+    """The coloured cells, their annotations and the colour bar.
+
+    A diverging scale is symmetric about ``center`` (equal distances, equal shades) but its
+    colour bar shows only the range from the data to the centre: a coverage bar does not run
+    past 1.
+    """
+    finite = values[np.isfinite(values)]
+    low, high = float(finite.min()), float(finite.max())
+    if center is None:
+        pad = 0.0 if high > low else max(abs(high) * 0.05, 0.05)
+        norm: Normalize = Normalize(low - pad, high + pad)
+        cmap = mpl.colormaps["viridis"]
+    else:
+        half = max(abs(low - center), abs(high - center))
+        norm = CenteredNorm(vcenter=center, halfrange=half if half > 0 else 0.05)
+        cmap = mpl.colormaps["RdBu"]
+    n_rows, n_columns = values.shape
+    small = n_columns <= 30 and n_rows <= 30
+    mesh = ax.pcolormesh(np.ma.masked_invalid(values), cmap=cmap, norm=norm,
+                         edgecolors="white" if small else "face", linewidth=0.5 if small else 0)
+    ax.set_facecolor("0.85")
+    ax.grid(False)
+    ax.invert_yaxis()
+    bar = fig.colorbar(mesh, ax=ax, label=_wrap(_label(measure)))
+    if center is not None and high - low > 0:
+        bar.ax.set_ylim(min(low, center), max(high, center))
+        bar.ax.axhline(center, color="black", linewidth=1.0)
+    if n_columns <= 14 and n_rows <= 24:
+        for (i, j), value in np.ndenumerate(values):
+            shade = cmap(norm(value)) if np.isfinite(value) else (0.85, 0.85, 0.85, 1.0)
+            ax.text(j + 0.5, i + 0.5, "nan" if np.isnan(value) else f"{value:.3f}",
+                    ha="center", va="center", fontsize=9, color=_ink(shade))
+
+
+def _ink(rgba: tuple[float, float, float, float]) -> str:
+    """Black or white text, whichever reads better on a cell of this colour."""
+    red, green, blue = rgba[:3]
+    return "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 0.5 else "white"
+
+
+def _category_ticks(ax: Axes, levels: list[Any], *, rows: bool) -> None:
+    """Ticks at cell centres labelled with the values (3 significant digits; at most 8 on the
+    x axis and 16 on the y axis, evenly spaced, so that labels never overlap)."""
+    stride = max(1, math.ceil(len(levels) / (16 if rows else 8)))
+    where = [i + 0.5 for i in range(0, len(levels), stride)]
+    names = [_short(levels[i]) for i in range(0, len(levels), stride)]
+    if rows:
+        ax.set_yticks(where, names)
+    else:
+        ax.set_xticks(where, names)
+
+
+def _short(value: Any) -> str:
+    """A tick label: floats to 3 significant digits, other values as text."""
+    if isinstance(value, float | np.floating):
+        return f"{value:.3g}"
+    return str(value)
+
+
+# --------------------------------------------------------------------------------------------
+# Zip plot
+
+
+@dataclass(frozen=True)
+class ZipRanking:
+    """The intervals of a zip plot ranked by ``|z|``, and which of them miss the truth.
+
+    Attributes
+    ----------
+    order : ndarray of int
+        Interval indices from the smallest ``|z|`` to the largest (stable for ties).
+    centile : ndarray of float
+        Fractional centile of ``|z|`` (``100 * rank / n``, in (0, 100]) of each interval, in
+        the input order.
+    z : ndarray of float
+        ``(centre - truth) / se`` with ``centre = (low + high) / 2`` and
+        ``se = (high - low) / (2 * 1.96)``; a zero-width interval off the truth has infinite z.
+    misses : ndarray of bool
+        Intervals that do not contain the truth (``truth < low`` or ``truth > high``), input
+        order.
+    coverage : float
+        Share of intervals containing the truth.
+    mcse : float
+        Its Monte Carlo standard error, ``sqrt(coverage (1 - coverage) / n)``.
+    """
+
+    order: NDArray[np.intp]
+    centile: Array
+    z: Array
+    misses: NDArray[np.bool_]
+    coverage: float
+    mcse: float
+
+
+def zip_ranking(low: ArrayLike, high: ArrayLike, truth: float) -> ZipRanking:
+    """Rank Monte Carlo intervals by ``|z|`` for a zip plot (Morris, White & Crowther 2019).
+
+    An interval contains the truth exactly when ``|z| <= 1.96``, so the covering intervals take
+    the lowest centiles and the misses the highest.
+
+    Parameters
+    ----------
+    low, high : array_like
+        One interval per replicate (1-D, finite, ``low <= high``).
+    truth : float
+        The true value of the estimand.
+
+    Returns
+    -------
+    ZipRanking
+
+    Examples
+    --------
+    >>> r = zip_ranking([0.1, 0.4, 0.0], [0.3, 0.8, 0.9], truth=0.5)
+    >>> r.order.tolist(), r.misses.tolist(), r.coverage
+    ([2, 1, 0], [True, False, False], 0.6666666666666666)
+    """
+    lows, highs, true = _intervals(low, high, truth)
+    centre, half = (lows + highs) / 2.0, (highs - lows) / 2.0
+    offset = centre - true
+    off_truth = np.where(offset == 0, 0.0, np.copysign(np.inf, offset))
+    z = np.divide(offset * _Z95, half, out=off_truth, where=half > 0)
+    order = np.argsort(np.abs(z), kind="stable")
+    centile = np.empty(z.size)
+    centile[order] = 100.0 * np.arange(1, z.size + 1) / z.size
+    misses = (true < lows) | (true > highs)
+    coverage = float((~misses).mean())
+    return ZipRanking(order, centile, z, misses, coverage,
+                      math.sqrt(coverage * (1.0 - coverage) / z.size))
+
+
+def _intervals(low: ArrayLike, high: ArrayLike, truth: float) -> tuple[Array, Array, float]:
+    """The interval bounds as float arrays and the truth as a float, checked."""
+    lows, highs = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    if lows.ndim != 1 or lows.size == 0:
+        raise ValueError(f"`low` must be a non-empty 1-D array; got shape {lows.shape}.")
+    if highs.shape != lows.shape:
+        raise ValueError(f"`high` must have the shape of `low` {lows.shape}; got {highs.shape}.")
+    for name, bounds in (("low", lows), ("high", highs)):
+        if not np.isfinite(bounds).all():
+            raise ValueError(f"`{name}` must be finite; got "
+                             f"{int((~np.isfinite(bounds)).sum())} non-finite values.")
+    if (highs < lows).any():
+        raise ValueError(f"`high` must be >= `low`; got {int((highs < lows).sum())} intervals "
+                         "with high < low.")
+    if not math.isfinite(float(truth)):
+        raise ValueError(f"`truth` must be a finite number; got {truth!r}.")
+    return lows, highs, float(truth)
+
+
+def zip_plot(low: ArrayLike, high: ArrayLike, truth: float, *, title: str,
+             nominal: float | None = None, figure_id: str | None = None) -> str:
+    """The zip plot of one method's intervals in one Monte Carlo cell.
+
+    Each interval is a horizontal line at the fractional centile of its ``|z|`` (see
+    `zip_ranking`): blue when it contains the truth (group id ``covers``), vermillion when it
+    misses (group id ``misses``); the truth is a black vertical line. Black dotted lines mark
+    the estimated coverage +-1.96 MCSE (in percent) and a grey dashed line the nominal level;
+    the title gives the coverage and its MCSE. Where the blue zip closes should sit within the
+    dotted band, and the band should hold the nominal line.
+
+    Parameters
+    ----------
+    low, high : array_like
+        One interval per replicate (1-D, finite, ``low <= high``).
+    truth : float
+        The true value of the estimand.
+    title : str
+        The first line of the title (e.g. method and cell); the second gives the coverage.
+    nominal : float, optional
+        The nominal coverage (a proportion, e.g. 0.95).
+    figure_id : str, optional
+        Id prefix of the SVG's elements (see `svg`).
+
+    Returns
+    -------
+    str
+        The figure as SVG text.
+    """
+    ranking = zip_ranking(low, high, truth)
+    lows, highs = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    with _house_style():
+        fig = Figure(figsize=(7.0, 4.6), layout="constrained")
+        ax = fig.add_subplot()
+        width = min(2.0, max(0.25, 250.0 / lows.size))
+        handles: dict[str, Artist] = {}
+        for gid, colour, mask in (("covers", PALETTE[0], ~ranking.misses),
+                                  ("misses", PALETTE[1], ranking.misses)):
+            index = np.flatnonzero(mask)[np.argsort(ranking.centile[mask], kind="stable")]
+            segments = [((lows[i], ranking.centile[i]), (highs[i], ranking.centile[i]))
+                        for i in index]
+            lines = LineCollection(segments, colors=colour, linewidths=width, gid=gid)
+            ax.add_collection(lines)
+            handles[f"{gid} ({index.size})"] = Line2D([], [], color=colour, linewidth=2)
+        handles["truth"] = ax.axvline(float(truth), color="black", linewidth=1.2)
+        _coverage_lines(ax, ranking, nominal, handles)
+        ax.autoscale_view()
+        ax.set_ylim(0, 100)
+        ax.grid(False)
+        ax.set_xlabel("interval bounds (units of the estimand)")
+        ax.set_ylabel("fractional centile of |z| (%)")
+        ax.set_title(f"{title}\ncoverage {ranking.coverage:.3f} (MCSE {ranking.mcse:.3f}), "
+                     f"{lows.size} intervals")
+        fig.legend(list(handles.values()), list(handles), loc="outside right center",
+                   frameon=False)
+        return svg(fig, figure_id)
+
+
+def _coverage_lines(ax: Axes, ranking: ZipRanking, nominal: float | None,
+                    handles: dict[str, Artist]) -> None:
+    """Dotted lines at the coverage +-1.96 MCSE and a dashed one at the nominal level."""
+    for bound in (-_Z95, _Z95):
+        level = 100.0 * min(1.0, max(0.0, ranking.coverage + bound * ranking.mcse))
+        line = ax.axhline(level, color="black", linestyle=":", linewidth=1.2)
+    handles["coverage ± 1.96 MCSE"] = line
+    if nominal is not None:
+        handles[f"nominal ({nominal:g})"] = ax.axhline(
+            100.0 * nominal, color=_NOMINAL_COLOUR, linestyle="--", linewidth=1.0)
