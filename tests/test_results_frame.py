@@ -14,18 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from studies.cli.main import main
 from studies.engine import CellResult, Measure, Performance, StudyResult, results_from_store, run
 from studies.report import write_tables
 from studies.suite import get_study, study_names
-
-
-@pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("quick") / "run"
-    assert main(["study", "run", "all", "--grid", "quick", "--seed", "20190",
-                 "--workers", "2", "--out", str(out)]) == 0
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -200,7 +200,8 @@ def _mean_over(rows: pd.DataFrame, claim: Claim, params: list[str]) -> pd.DataFr
 
 
 def _verdict(claim: Claim, rows: pd.DataFrame, params: list[str]) -> Verdict:
-    rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
+    if len(rows):
+        rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
     if len(rows) and claim.where:
         rows = rows.query(claim.where)
     if rows.empty:

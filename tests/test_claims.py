@@ -1,0 +1,192 @@
+"""Claims and verdicts: the comparison rules, the false-alarm rate, and broken methods caught."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from estimators import proportion_ci
+from studies.cli.main import main
+from studies.engine import (
+    FAILS,
+    HOLDS,
+    NOT_RUN,
+    CellResult,
+    Claim,
+    Estimates,
+    Grid,
+    Measure,
+    Performance,
+    StudyResult,
+    evaluate_claims,
+    run,
+)
+from studies.suite import get_study, study_names
+from studies.suite.coverage_proportion import wrap_method
+
+MEAN = get_study("mean_bias")
+BINOMIAL = get_study("binomial_coverage")
+
+
+def _result(values, mcse=0.0, n_replicates=None, method="m", measure="coverage"):
+    """A study result of one cell per value (parameter ``n`` = 0, 1, ...)."""
+    cells = tuple(
+        CellResult("s", str(i), i, {"n": i}, "exact" if n_replicates is None else "monte-carlo",
+                   {method: Performance({measure: Measure(v, mcse)}, n_replicates)}, {}, b"")
+        for i, v in enumerate(values))
+    return StudyResult("s", cells)
+
+
+def _verdict(claim, values, **kwargs):
+    return evaluate_claims([claim], _result(values, **kwargs))[0]
+
+
+def test_exact_values_are_compared_up_to_the_exact_tolerance():
+    at_least = Claim("c", "", ("m",), "coverage", "at_least", 0.95)
+    assert _verdict(at_least, [0.95, 0.96, 0.95 - 1e-10]).status == HOLDS
+    found = _verdict(at_least, [0.96, 0.93, 0.94])
+    assert found.status == FAILS and found.k is None and found.detectable == 1e-9
+    assert found.failures["n"].tolist() == [1, 2]  # worst first
+    assert found.failures["excess"].iloc[0] == pytest.approx(0.02 - 1e-9)
+    within = Claim("w", "", ("m",), "coverage", "within", 0.95, margin=0.01)
+    assert _verdict(within, [0.94, 0.959]).status == HOLDS
+    assert _verdict(within, [0.939, 0.95]).status == FAILS
+    below = Claim("b", "", ("m",), "coverage", "at_most", 0.95, margin=-0.05)
+    assert _verdict(below, [0.5, 0.9]).status == HOLDS
+    assert _verdict(below, [0.5, 0.91]).status == FAILS
+    assert below.condition == "coverage <= 0.95 - 0.05"
+
+
+def test_an_undefined_value_breaks_a_claim_and_an_empty_region_is_not_run():
+    claim = Claim("c", "", ("m",), "coverage", "at_least", 0.0)
+    found = _verdict(claim, [0.5, math.nan])
+    assert found.status == FAILS and found.failures["n"].tolist() == [1]
+    assert _verdict(dataclasses.replace(claim, where="n > 5"), [0.5]).status == NOT_RUN
+    assert _verdict(dataclasses.replace(claim, methods=("other",)), [0.5]).status == NOT_RUN
+
+
+def test_monte_carlo_allowance_is_bonferroni_k_times_mcse():
+    claim = Claim("c", "", ("m",), "bias", "within", 0.0, familywise_error=0.01)
+    found = _verdict(claim, [0.0] * 5, mcse=0.1, n_replicates=100, measure="bias")
+    k = stats.norm.isf(0.01 / (2 * 5))
+    assert found.k == pytest.approx(k) and found.detectable == pytest.approx(0.1 * k)
+    assert _verdict(claim, [0.99 * 0.1 * k, 0, 0, 0, 0], mcse=0.1, n_replicates=100,
+                    measure="bias").status == HOLDS
+    assert _verdict(claim, [0, 0, -1.01 * 0.1 * k, 0, 0], mcse=0.1, n_replicates=100,
+                    measure="bias").status == FAILS
+    one_sided = dataclasses.replace(claim, comparison="at_least")
+    assert _verdict(one_sided, [0.0] * 5, mcse=0.1, n_replicates=100,
+                    measure="bias").k == pytest.approx(stats.norm.isf(0.01 / 5))
+
+
+def test_mean_over_a_parameter_has_the_mcse_of_a_mean():
+    cells = tuple(
+        CellResult("s", f"{n}-{p}", i, {"n": n, "p": p}, "monte-carlo",
+                   {"m": Performance({"coverage": Measure(v, 0.01)}, 400)}, {}, b"")
+        for i, (n, p, v) in enumerate([(10, 0.1, 0.90), (10, 0.5, 0.98), (20, 0.1, 0.5),
+                                       (20, 0.5, 0.6)]))
+    claim = Claim("c", "", ("m",), "coverage", "within", 0.95, margin=0.02, mean_over=("p",))
+    found = evaluate_claims([claim], StudyResult("s", cells))[0]
+    assert found.status == FAILS and found.compared == 2
+    assert found.failures[["n", "value"]].to_dict("records") == [{"n": 20, "value": 0.55}]
+    assert found.failures["mcse"].iloc[0] == pytest.approx(math.sqrt(2) * 0.01 / 2)
+
+
+def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
+    # A claim true at its bound, seen through Monte Carlo noise of known MCSE: over 2,000
+    # simulated runs of 20 values it must fail in at most 5% of runs (Bonferroni), and a
+    # method 5 MCSE short must fail in almost every run. Tolerance: 4 binomial SEs of the rate.
+    gen = np.random.default_rng(20261123)
+    claim = Claim("c", "", ("m",), "coverage", "at_least", 0.95, familywise_error=0.05)
+    rows = pd.DataFrame({"position": range(20), "n": range(20), "method": "m",
+                         "measure": "coverage", "mcse": 0.005, "n_replicates": 2000})
+    from studies.engine.claims import _verdict as judge
+
+    def rate(shift):
+        fails = 0
+        for _ in range(2000):
+            values = 0.95 + shift + gen.normal(0.0, 0.005, size=20)
+            fails += judge(claim, rows.assign(value=values), ["n"]).status == FAILS
+        return fails / 2000
+
+    assert rate(0.0) <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
+    assert rate(-5 * 0.005) >= 0.9
+
+
+def test_a_study_refuses_claims_about_methods_or_measures_it_does_not_have():
+    with pytest.raises(ValueError, match="claim 'x' of study 'mean_bias' must name its own"):
+        dataclasses.replace(MEAN, claims=(Claim("x", "", ("nope",), "bias", "within"),))
+    with pytest.raises(ValueError, match="`comparison` must be one of"):
+        Claim("x", "", ("mean",), "bias", "equal")
+
+
+@pytest.mark.parametrize("name", study_names())
+def test_every_claim_holds_on_the_quick_grid(quick_run, name, capsys):
+    study = get_study(name)
+    assert study.claims, f"{name} states no claims"
+    text = (quick_run / f"{name}.claims.csv").read_text()
+    table = pd.read_csv(quick_run / f"{name}.claims.csv")
+    assert table["claim"].tolist() == [c.name for c in study.claims], text
+    assert (table["status"] == HOLDS).all(), text
+    assert (table["compared"] > 0).all()
+
+
+def test_study_check_rejudges_a_stored_run(quick_run, capsys):
+    assert main(["study", "check", str(quick_run)]) == 0
+    out = capsys.readouterr().out
+    assert "coverage_proportion: claims: 3 hold, 0 fail, 0 not run" in out
+
+
+def _shrunk_t(samples, params):
+    """The t interval with its half-width shrunk by 10%: a deliberately broken method."""
+    est = MEAN.methods["mean"](samples, params)
+    half = 0.9 * (est.high - est.low) / 2
+    return Estimates(estimate=est.estimate, se=est.se, low=est.estimate - half,
+                     high=est.estimate + half)
+
+
+def _shrunk_level(successes, trials, *, confidence_level, alternative):
+    """Clopper-Pearson at a level 5 points lower: a deliberately broken method."""
+    return proportion_ci(successes, trials, method="clopper-pearson", alternative=alternative,
+                         confidence_level=confidence_level - 0.05)
+
+
+BROKEN_MEAN = dataclasses.replace(MEAN, methods={**MEAN.methods, "mean": _shrunk_t})
+
+
+def test_shrinking_the_t_interval_by_10_percent_fails_its_claim(tmp_path, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    grid = Grid({"distribution": ["normal"], "n": [20, 100]}, n_replicates=4000)
+    for study, expected in ((MEAN, HOLDS), (BROKEN_MEAN, FAILS)):
+        result = run([study], grid=grid, rng=3, workers=1)["mean_bias"]
+        verdicts = {v.claim.name: v for v in evaluate_claims(study.claims, result)}
+        assert verdicts["t-interval-nominal-for-normal-data"].status == expected
+        assert verdicts["mean-unbiased"].status == HOLDS
+    out = tmp_path / "run"
+    assert main(["study", "run", "test_claims:BROKEN_MEAN", "--workers", "1",
+                 "--seed", "3", "--out", str(out)]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("FAILS")]
+    assert len(lines) == 1 and lines[0].startswith(
+        "FAILS mean_bias t-interval-nominal-for-normal-data: mean at distribution=normal")
+    assert main(["study", "check", str(out)]) == 1  # the stored values are still short
+
+
+def test_a_clopper_pearson_at_a_lower_level_fails_the_conservative_claim():
+    study = get_study("coverage_proportion")
+    broken = dataclasses.replace(study, methods={
+        **study.methods, "clopper-pearson": wrap_method(_shrunk_level)})
+    grid = Grid({"n": [10, 50], "p": [0.1, 0.3, 0.5], "confidence_level": [0.95],
+                 "alternative": ["two-sided"]}, n_replicates=2,
+                methods=("clopper-pearson", "wilson", "jeffreys", "wald"))
+    for candidate, expected in ((study, HOLDS), (broken, FAILS)):
+        result = run([candidate], grid=grid, rng=1, workers=1)["coverage_proportion"]
+        verdict = evaluate_claims(candidate.claims, result)[0]
+        assert verdict.claim.name == "clopper-pearson-conservative"
+        assert verdict.status == expected
+    assert "clopper-pearson at n=" in verdict.worst()
