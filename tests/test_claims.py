@@ -119,9 +119,10 @@ def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
     assert rate(-5 * 0.005) >= 0.9
 
 
-def test_a_study_refuses_claims_about_methods_or_measures_it_does_not_have():
-    with pytest.raises(ValueError, match="claim 'x' of study 'mean_bias' must name its own"):
-        dataclasses.replace(MEAN, claims=(Claim("x", "", ("nope",), "bias", "within"),))
+def test_claims_of_a_study_have_distinct_names():
+    twice = (Claim("x", "", ("wald",), "bias", "within"),) * 2
+    with pytest.raises(ValueError, match=r"must have distinct names; got \['x'\] more"):
+        dataclasses.replace(BINOMIAL, claims=twice)
     with pytest.raises(ValueError, match="`comparison` must be one of"):
         Claim("x", "", ("mean",), "bias", "equal")
 
