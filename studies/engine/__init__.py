@@ -13,7 +13,7 @@ The engine knows no particular study: the registered studies live in `studies.su
 
 from studies.engine.assertions import assert_coverage, assert_measure
 from studies.engine.claims import FAILS, HOLDS, NOT_RUN, Claim, Verdict, evaluate_claims
-from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.performance import (
     MEASURES,
     Estimates,
@@ -36,6 +36,7 @@ __all__ = [
     "CellResult",
     "Claim",
     "Estimates",
+    "Figure",
     "Grid",
     "Measure",
     "Method",

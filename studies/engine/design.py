@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 from studies.engine.claims import Claim
 from studies.engine.performance import MEASURES, Estimates
 
-__all__ = ["Grid", "Method", "Params", "Sample", "Study"]
+__all__ = ["FIGURE_KINDS", "Figure", "Grid", "Method", "Params", "Sample", "Study"]
 
 Params = Mapping[str, Any]
 Method = Callable[[Any, Params], Estimates]
@@ -99,6 +99,40 @@ class Grid:
         if self.methods is not None:
             found["methods"] = list(self.methods)
         return found
+
+
+FIGURE_KINDS: tuple[str, ...] = ("coverage_against", "measure_by", "heat_map", "zip_plot")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure of a study's report: which plot, of which cells, and what it shows.
+
+    Plain data, so that a study can declare its figures without drawing anything; the
+    report (`studies.report`) draws them.
+
+    Attributes
+    ----------
+    kind : {"coverage_against", "measure_by", "heat_map", "zip_plot"}
+        The plot (`studies.report.plots`).
+    caption : str
+        What the reader should see in it, in plain words.
+    where : str
+        The cells it shows: a pandas query over the grid parameters (empty: every cell). A
+        ``zip_plot`` shows one Monte Carlo cell: the first cell the query selects.
+    options : Mapping[str, Any]
+        Keyword arguments of the plot function (``x``, ``panel_by``, ``methods``, ``measure``,
+        ...); a ``zip_plot`` takes ``method``.
+    """
+
+    kind: str
+    caption: str
+    where: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in FIGURE_KINDS:
+            raise ValueError(f"`kind` must be one of {FIGURE_KINDS}; got {self.kind!r}.")
 
 
 @dataclass(frozen=True)
@@ -169,6 +203,8 @@ class Study:
     claims : tuple of Claim
         The findings that must hold on every run (`studies.engine.claims`), each judged
         HOLDS, FAILS or NOT RUN when the run ends.
+    figures : tuple of Figure
+        The figures of the study's report page, in the order shown.
     summary : callable or None
         ``summary(result) -> list of dict``: the study's headline table (one dict per row, the
         same keys in each), written beside the run store as ``<study>.summary.csv`` and
@@ -189,6 +225,7 @@ class Study:
     parameter_space: tuple[float, float] = field(default=(-math.inf, math.inf))
     pack_groups: bool = False
     claims: tuple[Claim, ...] = ()
+    figures: tuple[Figure, ...] = ()
     summary: Callable[[Any], Sequence[Mapping[str, Any]]] | None = None
 
     def __post_init__(self) -> None:
