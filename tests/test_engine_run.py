@@ -232,8 +232,8 @@ def test_bad_input_is_one_line_exit_2(argv, fragment, capsys, tmp_path):
 
 def _unchanged(path):
     # SQLite's own -wal/-shm sidecars may appear on a read-only open; the data may not change
-    return {p: p.read_bytes() for p in sorted(path.iterdir())
-            if not p.name.endswith(("-wal", "-shm"))}
+    return {p: p.read_bytes() for p in sorted(path.rglob("*"))
+            if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
 
 
 @pytest.mark.parametrize("argv,fragment", [

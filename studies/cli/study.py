@@ -31,7 +31,7 @@ from studies.engine import (
     run,
 )
 from studies.engine.store import DB_NAME, existing_store
-from studies.report import write_tables
+from studies.report import write_report, write_tables
 from studies.suite import STUDY_MODULES, get_study, study_names
 
 EXIT_CLAIM_FAILS = 1
@@ -40,7 +40,8 @@ EXIT_INTERRUPTED = 130
 
 def add_command(commands: Any) -> None:
     """Add the ``study`` subcommand with its ``list``, ``run`` and ``status`` actions."""
-    study = commands.add_parser("study", help="simulation studies: list, run, check, status")
+    study = commands.add_parser("study",
+                                help="simulation studies: list, run, check, report, status")
     actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
     listing = actions.add_parser("list", help="registered studies and their grids")
     listing.set_defaults(handler=_list)
@@ -70,6 +71,14 @@ def add_command(commands: Any) -> None:
         "check", help="judge the claims of a stored run again (exit 1 if one fails)")
     check.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
     check.set_defaults(handler=_check)
+
+    report = actions.add_parser(
+        "report", help="write the HTML and Markdown report of a stored run (exit 1 if a claim "
+                       "fails)")
+    report.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
+    report.add_argument("--out", type=Path, default=None,
+                        help="where to write the report (default: the run directory)")
+    report.set_defaults(handler=_report)
 
     status = actions.add_parser("status", help="progress and metadata of a run directory")
     status.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
@@ -119,6 +128,8 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     verdicts = _judge(results, studies)
     write_tables(results, out, studies, verdicts)
+    index = write_report(out, studies, results, verdicts)
+    print(f"report: {index}")
     for name, result in results.items():
         cells = len(result.cells) + sum(g.size for g in result.groups)
         table = f"{name}.summary.csv" if result.groups else f"{name}.csv"
@@ -150,17 +161,31 @@ def _failing(verdicts: dict[str, list[Verdict]]) -> int:
     return EXIT_CLAIM_FAILS if failed else 0
 
 
-def _check(args: argparse.Namespace) -> int:
-    results = results_from_store(args.directory)
+def _stored(directory: Path) -> tuple[RunResults, list[Study]]:
+    """A stored run's results and its registered studies (others are named on stderr)."""
+    results = results_from_store(directory)
     studies = []
     for name in results:
         try:
             studies.append(get_study(name))
         except ValueError:
-            print(f"{name}: not a registered study; its claims are unknown", file=sys.stderr)
+            print(f"{name}: not a registered study; its claims and figures are unknown",
+                  file=sys.stderr)
+    return results, studies
+
+
+def _check(args: argparse.Namespace) -> int:
+    results, studies = _stored(args.directory)
     verdicts = _judge(results, studies)
     for name, found in verdicts.items():
         print(f"{name}: {_tally(found)}")
+    return _failing(verdicts)
+
+
+def _report(args: argparse.Namespace) -> int:
+    results, studies = _stored(args.directory)
+    verdicts = _judge(results, studies)
+    print(f"report: {write_report(args.directory, studies, results, verdicts, out=args.out)}")
     return _failing(verdicts)
 
 

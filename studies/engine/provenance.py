@@ -20,7 +20,8 @@ from typing import Any
 __all__ = ["PACKAGES", "git_state", "provenance"]
 
 # The packages whose versions can change a run's numbers or its execution.
-PACKAGES: tuple[str, ...] = ("evalcert", "numpy", "scipy", "pandas", "dask", "distributed")
+PACKAGES: tuple[str, ...] = ("evalcert", "numpy", "scipy", "pandas", "matplotlib", "jinja2",
+                             "dask", "distributed")
 # The parts of the tree that determine results: a change elsewhere (a report) leaves it clean.
 _SOURCES: tuple[str, ...] = ("estimators", "studies", "pyproject.toml")
 

@@ -122,6 +122,12 @@ class RunStore:
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor]
 
+    def cell_estimates(self, study: str, key: str) -> bytes | None:
+        """The stored estimates of one cell (None: no such cell; empty: an exact cell)."""
+        row = self._db.execute("SELECT estimates FROM cells WHERE study = ? AND key = ?",
+                               (study, key)).fetchone()
+        return None if row is None else bytes(row[0])
+
     def close(self) -> None:
         """Close the connection (WAL is checkpointed by SQLite)."""
         self._db.close()

@@ -1,8 +1,11 @@
-"""Turning a run's results into what a person reads: the tables written beside a run.
+"""Turning a run's results into what a person reads.
 
-`write_tables` writes each study's per-cell and headline tables beside a run's store.
+`write_tables` writes each study's per-cell, headline and claims tables beside a run's store;
+`write_report` writes the report pages (HTML and Markdown), figures and report.json
+(`pages`); `figures` draws a study's declared figures with `plots`.
 """
 
-from studies.report.tables import cell_table, headline_table, write_tables
+from studies.report.pages import write_report
+from studies.report.tables import cell_table, claims_table, headline_table, write_tables
 
-__all__ = ["cell_table", "headline_table", "write_tables"]
+__all__ = ["cell_table", "claims_table", "headline_table", "write_report", "write_tables"]

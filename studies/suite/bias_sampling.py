@@ -59,7 +59,7 @@ from scipy import stats
 
 from estimators import pooled_estimate, stratified_proportion
 from studies.engine.claims import Claim
-from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.performance import Estimates
 
 __all__ = ["STUDY", "population"]
@@ -190,6 +190,27 @@ CLAIMS = (
           ("pooled",), "bias", "at_most", target=0.0),
 )
 
+_SMALL_SET = ("sizes == '[200, 50, 20]' and sampled in ['[5, 5, 5]', '[10, 10, 10]'] "
+              "and utility == '[3, -1]'")
+
+FIGURES = (
+    Figure("measure_by",
+           "The SRS and stratified estimators of utility (overlapping) lie on the dashed zero "
+           "line, while the pooled estimate is biased low by u_a - u_b = 4 times the expected "
+           "number of relevant documents left unjudged.",
+           where=_SMALL_SET,
+           options={"measure": "bias", "x": "sampled", "panel_by": "prevalence",
+                    "reference": 0.0}),
+    Figure("measure_by",
+           "With the same n_h in strata of 200, 50 and 20 documents, stratified sampling has a "
+           "smaller empirical SE than SRS when relevant documents concentrate in the small "
+           "strata ([0.02, 0.2, 0.6]) but a larger one for the flat profile [0.3, 0.3, 0.3], "
+           "where equal allocation over-samples the small strata.",
+           where=_SMALL_SET,
+           options={"measure": "empirical_se", "x": "sampled", "panel_by": "prevalence",
+                    "methods": ("srs", "stratified")}),
+)
+
 STUDY = Study(
     name="bias_sampling",
     version="1",
@@ -211,4 +232,5 @@ STUDY = Study(
     estimates_depend_on=("sizes", "sampled", "utility"),
     wrap_method=wrap_method,
     claims=CLAIMS,
+    figures=FIGURES,
 )

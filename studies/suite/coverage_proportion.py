@@ -98,7 +98,7 @@ from scipy import stats
 from estimators import PROPORTION_METHODS, proportion_ci
 from studies.engine import StudyResult
 from studies.engine.claims import Claim
-from studies.engine.design import Grid, Method, Params, Study
+from studies.engine.design import Figure, Grid, Method, Params, Study
 from studies.engine.performance import Estimates
 from studies.suite.binomial_coverage import enumerate_outcomes, generate, truth
 
@@ -438,6 +438,33 @@ CLAIMS = (
           where="alternative == 'two-sided' and confidence_level == 0.95 and n * p <= 2"),
 )
 
+_FOUR = ("wald", "wilson", "jeffreys", "clopper-pearson")
+
+FIGURES = (
+    Figure("coverage_against",
+           "Two-sided 95% intervals (Brown, Cai & DasGupta 2001, Figures 1-5): Wald's coverage "
+           "collapses as p nears 0 or 1; Wilson's and Jeffreys' oscillate about the dashed "
+           "nominal line with dips below it; Clopper-Pearson's never falls below it.",
+           where="n in [10, 30, 100] and confidence_level == 0.95 "
+                 "and alternative == 'two-sided'",
+           options={"x": "p", "panel_by": "n", "methods": _FOUR}),
+    Figure("coverage_against",
+           "One-sided 95% lower bounds (alternative 'greater'): Wald's coverage collapses as p "
+           "nears 1, where a sample of all successes gives a lower bound of 1; Wilson's and "
+           "Jeffreys' swing below and above the dashed nominal line; Clopper-Pearson's again "
+           "never falls below it.",
+           where="n in [10, 30, 100] and confidence_level == 0.95 and alternative == 'greater'",
+           options={"x": "p", "panel_by": "n", "methods": _FOUR}),
+    Figure("heat_map",
+           "Wald's two-sided 95% coverage over n and p <= 0.5 (coverage is symmetric about "
+           "p = 0.5; white is nominal, red below it): deep red wherever n p is small, and "
+           "still below 0.95 in most cells at n = 100.",
+           where="n in [5, 10, 20, 30, 50, 100] and p <= 0.5 and confidence_level == 0.95 "
+                 "and alternative == 'two-sided'",
+           options={"measure": "coverage", "method": "wald", "rows": "n", "columns": "p",
+                    "center": 0.95}),
+)
+
 STUDY = Study(
     name="coverage_proportion",
     version="1",
@@ -456,4 +483,5 @@ STUDY = Study(
     pack_groups=True,
     summary=summary_table,
     claims=CLAIMS,
+    figures=FIGURES,
 )

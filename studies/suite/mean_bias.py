@@ -34,7 +34,7 @@ import numpy as np
 from scipy import stats
 
 from studies.engine.claims import Claim
-from studies.engine.design import Grid, Method, Params, Sample, Study
+from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.performance import MEASURES, Estimates
 
 __all__ = ["STUDY"]
@@ -93,6 +93,26 @@ CLAIMS = (
           where="distribution != 'normal'"),
 )
 
+FIGURES = (
+    Figure("measure_by",
+           "The sample mean is unbiased for every distribution, while the median is biased "
+           "low for the skewed exponential and lognormal data, increasingly so as n grows "
+           "towards the gap between their median and mean (-0.31 and -0.65).",
+           options={"measure": "bias", "x": "n", "panel_by": "distribution", "reference": 0.0}),
+    Figure("measure_by",
+           "The 95% t interval covers at its nominal level for normal data but under-covers for "
+           "skewed data, worst for lognormal data at small n, and approaches 95% only slowly "
+           "as n grows.",
+           options={"measure": "coverage", "x": "n", "hue": "distribution", "methods": ("mean",),
+                    "reference": 0.95}),
+    Figure("zip_plot",
+           "Zip plot of the t interval for lognormal data at n = 20 (the first 2,000 "
+           "replicates): nearly all misses (vermillion) are intervals lying below the true "
+           "mean, and the coverage band (dotted) lies well below the dashed 95% line.",
+           where="distribution == 'lognormal' and n == 20",
+           options={"method": "mean", "nominal": 0.95, "replicates": 2_000}),
+)
+
 STUDY = Study(
     name="mean_bias",
     version="1",
@@ -108,4 +128,5 @@ STUDY = Study(
     measures=MEASURES,
     wrap_method=wrap_method,
     claims=CLAIMS,
+    figures=FIGURES,
 )

@@ -1,0 +1,340 @@
+"""Drawing the figures a study declares (`studies.engine.Figure`) from its results.
+
+A study lists the figures of its report page as plain data: which plot, which cells (a pandas
+query over the grid parameters, ``where``), the plot's options and a caption. `draw` turns one
+of them into SVG text with `studies.report.plots`, so that a study module never imports
+matplotlib and every study's figures are drawn the same way.
+
+How the cells are found:
+
+* the line and heat-map figures read the study's results piece by piece, as
+  `StudyResult.frames` does (the plain cells, then each packed group), and keep the tidy rows
+  of the cells the query selects. The query runs on each piece's cell parameters (one row per
+  cell) before any tidy row is built, so a full grid of millions of cells is neither built as
+  one frame nor expanded group by group: only the selected pieces are;
+* a zip plot needs one Monte Carlo cell's per-replicate intervals. A result from
+  `studies.engine.run` keeps them in memory; a result read back from a run directory
+  (`studies.engine.results_from_store`) does not, and `draw` then reads them from the run's
+  store (`cell_estimates`, given ``run_dir``).
+
+Parameters holding lists (say stratum sizes ``[200, 50, 20]``) are compared as their text, as
+the plots label them: ``where="sizes == '[200, 50, 20]'"``.
+
+A figure whose query selects no cells raises ValueError with a one-line message naming the
+figure, the study and the query, so that a report fails loudly when a grid changes under its
+figures.
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from studies.engine import CellResult, Figure, PackedGroup, Study, StudyResult, seeding
+from studies.engine.store import existing_store
+from studies.report import plots
+
+__all__ = ["cell_estimates", "decode_estimates", "draw", "figure_rows"]
+
+_TITLE_WIDTH = 80  # characters per title line (a 7-inch figure at 11 pt)
+
+
+class _Selection(ValueError):
+    """The figure's query selects nothing, or is not a query over the study's parameters."""
+
+
+def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
+         run_dir: str | Path | None = None) -> str:
+    """Draw one of ``study``'s figures from its results, as SVG text.
+
+    Parameters
+    ----------
+    figure : Figure
+        The figure, usually one of ``study.figures``. Its ``options`` are the keyword
+        arguments of the plot function of its ``kind`` (`studies.report.plots`), except for a
+        ``zip_plot``, which takes ``method`` (required), ``nominal`` (default: the cell's
+        ``confidence_level``, if it has one), ``replicates`` (draw the first ``k`` replicates
+        only; default all) and ``title``.
+    study : Study
+        The study the results are of (a zip plot takes the cell's truth from it).
+    result : StudyResult
+        The study's results, from `studies.engine.run` or `studies.engine.results_from_store`.
+    figure_id : str
+        Id prefix of the SVG's elements (`studies.report.plots.svg`); distinct per figure of
+        a page.
+    run_dir : str or Path, optional
+        The run directory, for a zip plot of a result read back without its estimates.
+
+    Returns
+    -------
+    str
+        The SVG document. Its title is ``options["title"]`` or, by default, the study's name,
+        what is drawn and the query.
+
+    Raises
+    ------
+    ValueError
+        When the query selects no cells (for a zip plot, no Monte Carlo cell), is not a valid
+        query over the study's parameters, or the plot cannot be drawn from the selected rows;
+        a one-line message names the figure and the reason.
+    """
+    options = dict(figure.options)
+    try:
+        if figure.kind == "zip_plot":
+            return _zip(figure, study, result, options, figure_id, run_dir)
+        rows = figure_rows(figure, study, result)
+        title = _wrap(options.pop("title", None) or _title(figure, study))
+        if figure.kind == "coverage_against":
+            return plots.coverage_against(rows, **options, title=title, figure_id=figure_id)
+        if figure.kind == "measure_by":
+            return plots.measure_by(rows, **options, title=title, figure_id=figure_id)
+        if figure.kind == "heat_map":
+            return plots.heat_map(rows, **options, title=title, figure_id=figure_id)
+    except _Selection:
+        raise
+    except (ValueError, TypeError) as error:  # the plot's own reason, or a bad option name
+        raise ValueError(f"{_name(figure, study)} cannot be drawn: {_first_line(error)}"
+                         ) from error
+    raise ValueError(f"{_name(figure, study)} has an unknown kind {figure.kind!r}.")
+
+
+def figure_rows(figure: Figure, study: Study, result: StudyResult) -> pd.DataFrame:
+    """The tidy rows a line or heat-map figure draws.
+
+    The rows (`StudyResult.to_frame` columns) of the cells ``figure.where`` selects, of the
+    figure's measure (``coverage`` for ``coverage_against``, else ``options["measure"]``) and
+    of its methods (``options["methods"]`` or ``options["method"]``, when given).
+
+    Raises
+    ------
+    ValueError
+        When the query is invalid, or selects no cells or none with such rows (one line
+        naming the figure, the study and the query).
+    """
+    options = figure.options
+    measure = "coverage" if figure.kind == "coverage_against" else options.get("measure")
+    methods = options.get("methods")
+    if methods is None and options.get("method") is not None:
+        methods = [options["method"]]
+    kept: list[pd.DataFrame] = []
+    selected = False
+    for piece in _selected_pieces(figure, study, result):
+        selected = True
+        if measure is not None:
+            piece = piece[piece["measure"] == measure]
+        if methods is not None:
+            piece = piece[piece["method"].isin(list(methods))]
+        if not piece.empty:
+            kept.append(piece)
+    if not selected:
+        raise _Selection(_nothing(figure, study))
+    if not kept:
+        of = f" of methods {list(methods)}" if methods is not None else ""
+        raise _Selection(f"{_name(figure, study)}: its cells have no {measure} rows{of}; "
+                         f"where={figure.where!r}")
+    return kept[0] if len(kept) == 1 else pd.concat(kept, ignore_index=True)
+
+
+def decode_estimates(blob: bytes) -> dict[str, dict[str, NDArray[Any]]]:
+    """A Monte Carlo cell's stored estimates by method and field, one value per replicate.
+
+    ``blob`` is `CellResult.estimates`: an ``np.savez`` archive of arrays ``method/field``,
+    the fields among ``estimate``, ``se``, ``low``, ``high`` and ``reject``
+    (`studies.engine.tasks`). When the cell tallied its outcomes (array ``frequency``: the
+    replicates of each distinct outcome), each outcome's values are repeated that many times.
+
+    Examples
+    --------
+    >>> buffer = io.BytesIO()
+    >>> np.savez(buffer, **{"m/low": np.array([0.1, 0.2]), "frequency": np.array([2, 1])})
+    >>> decode_estimates(buffer.getvalue())["m"]["low"].tolist()
+    [0.1, 0.1, 0.2]
+    """
+    if not blob:
+        raise ValueError("`blob` must hold a Monte Carlo cell's estimates; got an empty one (an "
+                         "exact-path cell, or a cell read without its estimates).")
+    with np.load(io.BytesIO(blob)) as data:
+        arrays = {name: data[name] for name in data.files}
+    frequency = arrays.pop("frequency", None)
+    arrays.pop("probability", None)  # exact-path blobs stored before grouping
+    found: dict[str, dict[str, NDArray[Any]]] = {}
+    for name, values in arrays.items():
+        method, _, field = name.rpartition("/")
+        found.setdefault(method, {})[field] = (
+            values if frequency is None else np.repeat(values, frequency))
+    return found
+
+
+def cell_estimates(run_dir: str | Path, study: str, params: Mapping[str, Any]
+                   ) -> dict[str, dict[str, NDArray[Any]]]:
+    """The per-replicate estimates of one Monte Carlo cell of a stored run.
+
+    Reads that cell's estimates alone from the run's store (by its key,
+    `studies.engine.seeding.cell_key`) and decodes them (`decode_estimates`).
+
+    Raises
+    ------
+    ValueError
+        When ``run_dir`` holds no run, or the run has no such cell with estimates.
+    """
+    store = existing_store(Path(run_dir))
+    wanted = dict(params)
+    try:
+        blob = store.cell_estimates(study, seeding.cell_key(study, wanted))
+    finally:
+        store.close()
+    if blob is None:
+        raise ValueError(f"`run_dir` {run_dir} must hold cell {wanted} of study {study!r}; it "
+                         "does not.")
+    if not blob:
+        raise ValueError(f"cell {wanted} of study {study!r} in {run_dir} has no per-replicate "
+                         "estimates (an exact-path cell).")
+    return decode_estimates(blob)
+
+
+# --------------------------------------------------------------------------------------------
+# Selecting cells
+
+
+def _selected_pieces(figure: Figure, study: Study, result: StudyResult
+                     ) -> Iterator[pd.DataFrame]:
+    """The tidy rows of the selected cells: the plain cells', then each packed group's.
+
+    The query runs on each piece's cell parameters; only a piece with selected cells is
+    turned into tidy rows.
+    """
+    if result.cells:
+        chosen = _chosen(figure, study, [dict(c.params) for c in result.cells])
+        if chosen.size:
+            cells = tuple(result.cells[i] for i in chosen)
+            yield StudyResult(result.study, cells, parameters=result.parameters).to_frame()
+    for group in result.groups:
+        chosen = _chosen(figure, study, _group_params(group))
+        if chosen.size:
+            rows = StudyResult(result.study, groups=(group,),
+                               parameters=result.parameters).to_frame()
+            yield rows[rows["position"].isin(group.positions[chosen])]
+
+
+def _group_params(group: PackedGroup) -> pd.DataFrame:
+    """One row of parameters per cell of a packed group, in its cells' order."""
+    return pd.DataFrame({name: group.column(name) for name in [*group.shared, *group.axes]})
+
+
+def _chosen(figure: Figure, study: Study,
+            params: Sequence[Mapping[str, Any]] | pd.DataFrame) -> NDArray[np.intp]:
+    """Indices of the cells (rows of ``params``) that ``figure.where`` selects."""
+    frame = params if isinstance(params, pd.DataFrame) else pd.DataFrame(list(params))
+    frame = _as_text(frame.reset_index(drop=True))
+    if not figure.where:
+        return np.arange(len(frame))
+    try:
+        selected = frame.query(figure.where)
+    except Exception as error:  # pandas raises many kinds for a bad query
+        raise _Selection(f"{_name(figure, study)} has a `where` that is not a query over its "
+                         f"parameters ({_first_line(error)}); where={figure.where!r}"
+                         ) from error
+    return selected.index.to_numpy(dtype=np.intp)
+
+
+def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with list-valued columns (e.g. stratum sizes) as their text."""
+    listed = [c for c in frame.columns if frame[c].dtype == object and frame[c].map(
+        lambda v: isinstance(v, list | tuple | dict | np.ndarray)).any()]
+    if not listed:
+        return frame
+    return frame.assign(**{c: frame[c].map(str) for c in listed})
+
+
+# --------------------------------------------------------------------------------------------
+# Zip plot
+
+
+def _zip(figure: Figure, study: Study, result: StudyResult, options: dict[str, Any],
+         figure_id: str, run_dir: str | Path | None) -> str:
+    """The zip plot of ``options["method"]`` in the first Monte Carlo cell selected."""
+    method = options.get("method")
+    if not isinstance(method, str):
+        raise _Selection(f"{_name(figure, study)}: a zip_plot needs options['method'], a method "
+                         f"name; got {method!r}")
+    cells = [c for c in result.cells if c.path == "monte-carlo"]
+    chosen = (_chosen(figure, study, [dict(c.params) for c in cells]) if cells
+              else np.empty(0, dtype=np.intp))
+    if not chosen.size:
+        raise _Selection(_nothing(figure, study) + " (a zip plot needs a Monte Carlo cell)")
+    cell = cells[int(chosen[0])]
+    if cell.estimates:
+        estimates = decode_estimates(cell.estimates)
+    elif run_dir is not None:
+        estimates = cell_estimates(run_dir, study.name, cell.params)
+    else:
+        raise _Selection(f"{_name(figure, study)}: cell {dict(cell.params)} was read without "
+                         "its estimates; pass run_dir, the run directory")
+    if "low" not in estimates.get(method, {}) or "high" not in estimates[method]:
+        raise _Selection(f"{_name(figure, study)}: method {method!r} has no intervals in cell "
+                         f"{dict(cell.params)} (methods: {', '.join(estimates)})")
+    low, high = estimates[method]["low"], estimates[method]["high"]
+    shown = _cell_text(study, cell)
+    if options.get("replicates") is not None and int(options["replicates"]) < low.size:
+        shown += f" (the first {int(options['replicates'])} of {low.size} replicates)"
+        low, high = low[:int(options["replicates"])], high[:int(options["replicates"])]
+    nominal = options.get("nominal", cell.params.get("confidence_level"))
+    title = _wrap(options.get("title") or f"{study.name}, {method}: {shown}")
+    return plots.zip_plot(low, high, study.truth(cell.params), title=title,
+                          nominal=None if nominal is None else float(nominal),
+                          figure_id=figure_id)
+
+
+def _cell_text(study: Study, cell: CellResult) -> str:
+    """The cell's parameters that vary in some grid of the study (all when none does)."""
+    varying = {name for grid in study.grids.values()
+               for name, values in grid.parameters.items() if len(values) > 1}
+    shown = {k: v for k, v in cell.params.items() if k in varying} or dict(cell.params)
+    return ", ".join(f"{k} = {v}" for k, v in shown.items())
+
+
+# --------------------------------------------------------------------------------------------
+# Messages and titles
+
+
+def _name(figure: Figure, study: Study) -> str:
+    """``figure 'caption...' of study NAME``, the caption cut to about 40 characters."""
+    caption = textwrap.shorten(figure.caption, 40, placeholder="...")
+    return f"figure {caption!r} of study {study.name}"
+
+
+def _nothing(figure: Figure, study: Study) -> str:
+    """The one-line message of a figure whose query selects no cells."""
+    return f"{_name(figure, study)} selects no cells; where={figure.where!r}"
+
+
+def _first_line(error: BaseException) -> str:
+    """An error's message on one line (its type when it has none)."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _title(figure: Figure, study: Study) -> str:
+    """The default title: the study, what is drawn and the query."""
+    options = figure.options
+    if figure.kind == "coverage_against":
+        what = f"coverage against {options.get('x')}"
+    elif figure.kind == "measure_by":
+        what = f"{options.get('measure')} against {options.get('x')}"
+    else:
+        what = f"{options.get('method')}: {options.get('measure')}"
+    if options.get("panel_by"):
+        what += f" by {options['panel_by']}"
+    return f"{study.name}: {what}" + (f" ({figure.where})" if figure.where else "")
+
+
+def _wrap(text: str) -> str:
+    """A title broken into lines of at most `_TITLE_WIDTH` characters (its own breaks kept)."""
+    return "\n".join(textwrap.fill(line, _TITLE_WIDTH) for line in text.splitlines()) or text

@@ -1,0 +1,455 @@
+"""The report of a run: an index page, a page per study, their Markdown twins and report.json.
+
+What an auditor reads. `write_report` turns a run directory (its store, its tables) into
+
+* ``index.html`` / ``index.md``: every study with its aim, its size and its claims' verdicts,
+  and the run's provenance;
+* ``<study>.html`` / ``<study>.md``: a study in ADEMP order (Morris, White & Crowther 2019; the
+  layout simChef uses): aims, data-generating mechanisms and grid, estimands, methods,
+  performance measures (from the study module's docstring), then the claims with their
+  verdicts, the results as "estimate (MCSE)", the cells that break a claim, the figures with
+  their captions, a legend of every column and abbreviation, and the provenance;
+* ``figures/<study>-<k>.svg``: each figure, inlined in the HTML page and linked from the
+  Markdown;
+* ``results.csv``: the tidy table of every cell, method and measure with its MCSE (studies
+  stored as packed groups of more than `TIDY_CSV_LIMIT` cells are left out and say so);
+* ``report.json``: the provenance, every verdict, and the SHA-256 of every file written.
+
+Pages are self-contained: figures are inline SVG (element ids prefixed per figure), styles are
+inline, there is no JavaScript and nothing is fetched, so a page opens offline from disk. Every
+string that comes from the data, the configuration or a user's method name is escaped (Jinja2
+autoescaping). The same run gives byte-identical pages, Markdown, CSV and figures: the only
+fields that change from one run to the next (start, end and wall time) are in report.json's
+``timing`` object, which no hash covers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import importlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from jinja2 import Environment
+from markupsafe import Markup
+
+from studies.engine import FAILS, HOLDS, NOT_RUN, Study, StudyResult, Verdict
+from studies.engine.store import existing_store
+from studies.report.figures import draw
+from studies.report.tables import claims_table, headline_table
+from studies.suite import STUDY_MODULES
+
+__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "ademp_sections", "write_report"]
+
+ADEMP: tuple[str, ...] = ("Aims", "Data-generating mechanisms", "Estimands", "Methods",
+                          "Performance measures")
+TIDY_CSV_LIMIT = 1_000_000
+
+# Every column and abbreviation the pages use, defined once.
+LEGEND: dict[str, str] = {
+    "HOLDS / FAILS / NOT RUN": "the verdict on a claim: every compared value meets it / at "
+                               "least one does not / the run has no value in its region",
+    "condition": "what each compared value must satisfy; a margin is part of the finding",
+    "region": "the cells a claim is about (a query over the grid parameters)",
+    "compared": "the values compared: cells, or means over a parameter",
+    "failing": "the compared values that break the claim",
+    "familywise error": "the probability that the claim fails on a run where it is true",
+    "k": "the multiple of the MCSE allowed to each Monte Carlo value: the normal quantile of "
+         "the familywise error split over the compared values (Bonferroni); blank when "
+         "every value is exact",
+    "detectable": "the smallest deviation beyond the margin the claim is sure to flag in its "
+                  "least precise value (k x the largest MCSE, or the rounding tolerance of "
+                  "exact values)",
+    "MCSE": "Monte Carlo standard error (Morris, White & Crowther 2019, Table 6); 0 for exact "
+            "values, computed by enumerating every outcome",
+    "estimate (MCSE)": "a value and its Monte Carlo standard error",
+    "coverage": "the share of intervals that contain the true value",
+    "width": "the mean width of the intervals",
+    "rejection": "the share of replicates a method flags (for F1 intervals: undefined, which "
+                 "counts as not covering)",
+    "bias": "mean estimate minus the true value; relative bias divides it by the true value",
+    "empirical SE": "the standard deviation of the estimates",
+    "model SE error": "the mean model-based SE over the empirical SE, minus 1",
+    "mse": "mean squared error",
+    "LOSCI": "lower one-sided confidence interval [low, 1], the interval of a certification",
+    "exact / monte-carlo": "the path: every outcome enumerated with its probability, or "
+                           "replicates drawn",
+}
+
+_STYLE = """
+body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;
+color:#1b1b1b;line-height:1.45}
+h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:0.5rem 0;font-size:0.85rem}
+th,td{border:1px solid #ccc;padding:0.2rem 0.45rem;text-align:left;vertical-align:top}
+th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.HOLDS{background:#dff0d8}.FAILS{background:#f2dede;font-weight:bold}
+.NOT-RUN{background:#eee}code{background:#f5f5f5;padding:0 0.2rem}
+figure{margin:1rem 0}figcaption{font-size:0.9rem;color:#333;max-width:50rem}
+figure svg{max-width:100%;height:auto}dt{font-weight:bold}dd{margin:0 0 0.4rem 1.5rem}
+.prov td:first-child{white-space:nowrap}
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ title }}</title><style>{{ style }}</style></head>
+<body>
+{{ body }}
+</body></html>
+"""
+
+_INDEX = """
+<h1>evalcert study report</h1>
+<p>{{ studies|length }} studies on the {{ grid }} grid, root seed {{ seed }}.
+Claims: {{ counts.HOLDS }} hold, {{ counts.FAILS }} fail, {{ counts['NOT RUN'] }} not run.</p>
+<table><thead><tr><th>study</th><th>aim</th><th>path</th><th>cells</th>
+<th>claims</th><th>verdict</th></tr></thead><tbody>
+{% for s in studies %}<tr><td><a href="{{ s.name }}.html">{{ s.name }}</a></td>
+<td>{{ s.aim|replace('``', '') }}</td><td>{{ s.path }}</td><td class="num">{{ s.cells }}</td>
+<td>{{ s.tally }}</td><td class="{{ s.status|replace(' ', '-') }}">{{ s.status }}</td>
+</tr>
+{% endfor %}</tbody></table>
+<p>Tables: each study's <code>.csv</code> (per cell), <code>.summary.csv</code>,
+<code>.claims.csv</code>; all cells in <a href="results.csv">results.csv</a>;
+provenance and file hashes in <a href="report.json">report.json</a>.</p>
+{{ provenance }}
+"""
+
+_STUDY = """
+<p><a href="index.html">index</a></p>
+<h1>{{ name }}</h1>
+{{ aim }}
+<p class="{{ status|replace(' ', '-') }}">Claims: {{ tally }}.</p>
+{% for title, text in ademp %}<h2>{{ title }}</h2>{{ text }}
+{% if title == 'Data-generating mechanisms' %}{{ grid }}{% endif %}{% endfor %}
+<h2>Claims and verdicts</h2>
+{{ claims }}
+<h2>Results</h2>
+<p>Per method and measure over the grid: the mean, the smallest and the largest value;
+"estimate (MCSE)" gives the largest MCSE of any cell.</p>
+{{ results }}
+{% if failures %}<h2>Cells that break a claim</h2>{{ failures }}{% endif %}
+{% if figures %}<h2>Figures</h2>
+{% for f in figures %}<figure id="figure-{{ loop.index }}">{{ f.svg }}
+<figcaption>Figure {{ loop.index }}. {{ f.caption }}</figcaption></figure>
+{% endfor %}{% endif %}
+<h2>Legend</h2><dl>{% for term, text in legend %}<dt>{{ term }}</dt><dd>{{ text }}</dd>
+{% endfor %}</dl>
+{{ provenance }}
+"""
+
+_ENV = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                   keep_trailing_newline=True)
+
+
+def ademp_sections(docstring: str) -> list[tuple[str, str]]:
+    """The ADEMP sections of a study module's docstring, as (title, text) in ADEMP order.
+
+    A section is a line holding only its title followed by indented lines (numpydoc's
+    definition-list layout), as every study module writes its ADEMP.
+
+    Examples
+    --------
+    >>> ademp_sections("Title.\\n\\nAims\\n    Show a thing.\\nEstimands\\n    ``p``.\\n")
+    [('Aims', 'Show a thing.'), ('Estimands', '``p``.')]
+    """
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in docstring.splitlines():
+        if line.strip() in ADEMP and not line.startswith(" "):
+            current = found.setdefault(line.strip(), [])
+        elif current is not None and (line.startswith(" ") or not line.strip()):
+            current.append(line[4:] if line.startswith("    ") else line.strip())
+        else:
+            current = None
+    return [(title, "\n".join(found[title]).strip()) for title in ADEMP if title in found]
+
+
+def _prose(text: str) -> Markup:
+    """Docstring text as HTML: paragraphs, bullet lists, ``code`` and **bold**, escaped."""
+    blocks = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        escaped = html.escape(block)
+        escaped = re.sub(r"``(.+?)``", r"<code>\1</code>", escaped, flags=re.S)
+        escaped = re.sub(r"(?<![`\w])`([^`\n]+?)`(?!`)", r"<code>\1</code>", escaped)
+        escaped = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped, flags=re.S)
+        lines = escaped.splitlines()
+        if lines and lines[0].lstrip().startswith("* "):
+            items = re.split(r"\n\s*\* ", "\n" + escaped.strip())[1:]
+            blocks.append("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+        else:
+            blocks.append(f"<p>{escaped}</p>")
+    return Markup("\n".join(blocks))
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float):
+        return "" if value != value else f"{value:.6g}"  # nan: blank
+    return "" if value is None else str(value)
+
+
+def _html_table(frame: pd.DataFrame, *, status_column: str | None = None) -> Markup:
+    """A frame as an escaped HTML table; numbers right-aligned."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = []
+    for record in frame.itertuples(index=False):
+        cells = []
+        for column, value in zip(frame.columns, record, strict=True):
+            kind = ' class="num"' if isinstance(value, int | float) else ""
+            if column == status_column:
+                kind = f' class="{html.escape(str(value)).replace(" ", "-")}"'
+            cells.append(f"<td{kind}>{html.escape(_text(value))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return Markup(f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows)
+                  + "\n</tbody></table>")
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    """A frame as a Markdown pipe table (pipes in values escaped)."""
+    def cell(value: Any) -> str:
+        return _text(value).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |",
+             "| " + " | ".join("---" for _ in frame.columns) + " |"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def _claims_frame(name: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
+    table = claims_table(name, verdicts)
+    if table.empty:
+        return table
+    table = table.rename(columns={"familywise_error": "familywise error"})
+    return table[["status", "claim", "statement", "methods", "condition", "region",
+                  "compared", "failing", "familywise error", "k", "detectable", "worst"]]
+
+
+def _results_frame(result: StudyResult) -> pd.DataFrame:
+    rows = headline_table(result)
+    return pd.DataFrame([{
+        "method": r["method"], "measure": r["measure"], "cells": r["cells"],
+        "estimate (MCSE)": f"{r['mean']:.4g} ({r['max_mcse']:.2g})",
+        "min": r["min"], "max": r["max"], "undefined cells": r["nan_cells"]} for r in rows])
+
+
+def _failures_frame(verdicts: Sequence[Verdict], limit: int = 10) -> pd.DataFrame:
+    parts = [v.failures.head(limit).assign(claim=v.claim.name) for v in verdicts
+             if v.status == FAILS]
+    if not parts:
+        return pd.DataFrame()
+    frame = pd.concat(parts, ignore_index=True)
+    return frame[["claim", *(c for c in frame.columns if c != "claim")]]
+
+
+def _grid_frame(meta: Mapping[str, Any], name: str) -> pd.DataFrame:
+    grid = meta.get("grids", {}).get(name, {})
+    rows = [{"parameter": k, "values": ", ".join(str(v) for v in values), "count": len(values)}
+            for k, values in grid.get("parameters", {}).items()]
+    rows.append({"parameter": "replicates per Monte Carlo cell",
+                 "values": str(grid.get("n_replicates", "")), "count": ""})
+    return pd.DataFrame(rows)
+
+
+def _status(verdicts: Sequence[Verdict]) -> str:
+    states = {v.status for v in verdicts}
+    return FAILS if FAILS in states else HOLDS if HOLDS in states else NOT_RUN
+
+
+def _tally(verdicts: Sequence[Verdict]) -> str:
+    counts = {s: sum(v.status == s for v in verdicts) for s in (HOLDS, FAILS, NOT_RUN)}
+    return f"{counts[HOLDS]} hold, {counts[FAILS]} fail, {counts[NOT_RUN]} not run"
+
+
+def _provenance(meta: Mapping[str, Any], reproduce: str) -> dict[str, str]:
+    packages = meta.get("packages", {})
+    dirty = {True: " (uncommitted changes)", False: "", None: " (state unknown)"}
+    return {
+        "evalcert": packages.get("evalcert", ""),
+        "git commit": f"{meta.get('git_commit') or 'unknown'}{dirty[meta.get('git_dirty')]}",
+        "command": meta.get("command", ""),
+        "reproduce with": reproduce,
+        "root seed": str(meta.get("seed", "")),
+        "grid": str(meta.get("identity", {}).get("grid", "")),
+        "python": meta.get("python", ""),
+        "platform": meta.get("platform", ""),
+        **{name: packages[name] for name in ("numpy", "scipy", "pandas", "matplotlib")
+           if name in packages},
+    }
+
+
+def _provenance_html(prov: Mapping[str, str]) -> Markup:
+    frame = pd.DataFrame({"field": list(prov), "value": list(prov.values())})
+    return Markup("<h2>Provenance</h2>\n") + Markup(
+        str(_html_table(frame)).replace("<table>", '<table class="prov">', 1))
+
+
+def _reproduce(meta: Mapping[str, Any], names: Sequence[str]) -> str:
+    identity = meta.get("identity", {})
+    grid = identity.get("grid", "quick")
+    words = ["evalcert", "study", "run", *names, "--grid", str(grid) if isinstance(grid, str)
+             else "quick", "--seed", str(meta.get("seed", "")), "--out", "DIR"]
+    for method in identity.get("methods", []):
+        words += ["--method", method]
+    return " ".join(words)
+
+
+def _aim(module_doc: str) -> str:
+    first = module_doc.strip().splitlines()
+    return first[0] if first else ""
+
+
+def _module_doc(study: Study) -> str:
+    module = STUDY_MODULES.get(study.name)
+    return (importlib.import_module(module).__doc__ or "") if module else ""
+
+
+def _write(path: Path, text: str, written: dict[str, str]) -> None:
+    data = text.encode("utf-8")
+    path.write_bytes(data)
+    written[path.name if path.parent.name != "figures" else f"figures/{path.name}"] = \
+        hashlib.sha256(data).hexdigest()
+
+
+def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
+                meta: Mapping[str, Any], prov: Mapping[str, str], out: Path, run_dir: Path,
+                written: dict[str, str]) -> dict[str, Any]:
+    name = study.name
+    doc = _module_doc(study)
+    sections = ademp_sections(doc)
+    figures = []
+    for index, figure in enumerate(study.figures, start=1):
+        svg = draw(figure, study, result, figure_id=f"{name}-{index}", run_dir=run_dir)
+        _write(out / "figures" / f"{name}-{index}.svg", svg, written)
+        figures.append({"svg": Markup(svg), "caption": figure.caption,
+                        "file": f"figures/{name}-{index}.svg"})
+    claims, results = _claims_frame(name, verdicts), _results_frame(result)
+    failures, grid = _failures_frame(verdicts), _grid_frame(meta, name)
+    body = _ENV.from_string(_STUDY).render(
+        name=name, aim=_prose(_aim(doc)), tally=_tally(verdicts) if verdicts else "none stated",
+        status=_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
+        grid=_html_table(grid), claims=_html_table(claims, status_column="status"),
+        results=_html_table(results), figures=figures,
+        failures=_html_table(failures) if not failures.empty else "",
+        legend=list(LEGEND.items()), provenance=_provenance_html(prov))
+    page = _ENV.from_string(_PAGE).render(title=f"{name}: evalcert study", style=_STYLE,
+                                          body=Markup(body))
+    _write(out / f"{name}.html", page, written)
+    md = [f"# {name}", "", _aim(doc), "", f"Claims: {_tally(verdicts)}.", ""]
+    for title, text in sections:
+        md += [f"## {title}", "", text, ""]
+        if title == "Data-generating mechanisms":
+            md += [_md_table(grid), ""]
+    md += ["## Claims and verdicts", "", _md_table(claims), "", "## Results", "",
+           _md_table(results), ""]
+    if not failures.empty:
+        md += ["## Cells that break a claim", "", _md_table(failures), ""]
+    if figures:
+        md += ["## Figures", ""]
+        md += [f"![Figure {i}]({f['file']})\n\nFigure {i}. {f['caption']}\n"
+               for i, f in enumerate(figures, start=1)]
+    md += ["## Legend", "", *(f"- **{t}**: {x}" for t, x in LEGEND.items()), "",
+           "## Provenance", "", _md_table(pd.DataFrame({"field": list(prov),
+                                                          "value": list(prov.values())}))]
+    _write(out / f"{name}.md", "\n".join(md) + "\n", written)
+    cells = len(result.cells) + sum(g.size for g in result.groups)
+    return {"name": name, "aim": _aim(doc), "cells": cells, "tally": _tally(verdicts),
+            "status": _status(verdicts) if verdicts else "no claims",
+            "path": "exact" if study.enumerate_outcomes is not None else "monte-carlo"}
+
+
+def _tidy_csv(results: Mapping[str, StudyResult], out: Path, written: dict[str, str]
+              ) -> list[str]:
+    """Write results.csv piece by piece; the studies left out for their size."""
+    left_out = [name for name, r in results.items()
+                if sum(g.size for g in r.groups) > TIDY_CSV_LIMIT]
+    path = out / "results.csv"
+    frames = [f for name, r in results.items() if name not in left_out for f in r.frames()]
+    columns = list(dict.fromkeys(c for f in frames for c in f.columns))
+    order = ["study", "position", *(c for c in columns if c not in ("study", "position", "method",
+             "measure", "value", "mcse", "path", "n_replicates")),
+             "method", "measure", "value", "mcse", "path", "n_replicates"]
+    with open(path, "w", newline="") as handle:
+        for index, frame in enumerate(frames):
+            frame.reindex(columns=order).to_csv(handle, index=False, header=index == 0)
+    written["results.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return left_out
+
+
+def write_report(run_dir: str | Path, studies: Sequence[Study],
+                 results: Mapping[str, StudyResult],
+                 verdicts: Mapping[str, Sequence[Verdict]], *,
+                 out: str | Path | None = None) -> Path:
+    """Write the report of a run (see the module docstring); returns ``index.html``'s path.
+
+    Parameters
+    ----------
+    run_dir : path
+        The run directory (its store gives the provenance).
+    studies : sequence of Study
+        The studies of the run (their docstrings, figures and claims).
+    results : mapping of str to StudyResult
+        Their results (`studies.engine.results_from_store`).
+    verdicts : mapping of str to sequence of Verdict
+        Their verdicts (`studies.engine.evaluate_claims`).
+    out : path, optional
+        Where to write; default the run directory.
+    """
+    run_dir = Path(run_dir)
+    target = Path(out) if out is not None else run_dir
+    (target / "figures").mkdir(parents=True, exist_ok=True)
+    store = existing_store(run_dir)
+    try:
+        meta = store.metadata()
+    finally:
+        store.close()
+    names = [s.name for s in studies]
+    prov = _provenance(meta, _reproduce(meta, names))
+    written: dict[str, str] = {}
+    rows = [_study_page(s, results[s.name], verdicts.get(s.name, ()), meta, prov, target,
+                        run_dir, written) for s in studies if s.name in results]
+    counts = {s: sum(v.status == s for found in verdicts.values() for v in found)
+              for s in (HOLDS, FAILS, NOT_RUN)}
+    identity = meta.get("identity", {})
+    body = _ENV.from_string(_INDEX).render(
+        studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
+        counts=counts, provenance=_provenance_html(prov))
+    page = _ENV.from_string(_PAGE).render(title="evalcert study report", style=_STYLE,
+                                          body=Markup(body))
+    _write(target / "index.html", page, written)
+    index = pd.DataFrame([{k: r[k] for k in ("name", "aim", "path", "cells", "tally",
+                                             "status")} for r in rows])
+    _write(target / "index.md", "# evalcert study report\n\n" + _md_table(index) + "\n\n"
+           + _md_table(pd.DataFrame({"field": list(prov), "value": list(prov.values())}))
+           + "\n", written)
+    left_out = _tidy_csv(results, target, written)
+    report = {
+        "provenance": prov,
+        "grids": meta.get("grids", {}),
+        "verdicts": {name: [v.to_row(name) for v in found] for name, found in verdicts.items()},
+        "results_csv_left_out": left_out,
+        "files": dict(sorted(written.items())),
+        "timing": {"started": meta.get("started"), "ended": meta.get("ended"),
+                   "status": meta.get("status")},
+    }
+    (target / "report.json").write_text(json.dumps(_plain(report), indent=2, allow_nan=False)
+                                        + "\n")
+    return target / "index.html"
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready: nan and inf as null, numpy scalars as Python numbers."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if hasattr(value, "item"):
+        return _plain(value.item())
+    return value

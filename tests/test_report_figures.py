@@ -1,0 +1,142 @@
+"""The figures the studies declare draw from a quick run (`studies.report.figures`)."""
+
+import io
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from studies.engine import Figure, Grid, results_from_store, run
+from studies.engine.store import existing_store
+from studies.report.figures import cell_estimates, draw
+from studies.suite import get_study, study_names
+
+SVG = "{http://www.w3.org/2000/svg}"
+ZIP_FIGURES = [(name, index) for name in study_names()
+               for index, figure in enumerate(get_study(name).figures, start=1)
+               if figure.kind == "zip_plot"]
+
+
+@pytest.fixture(scope="module")
+def results(quick_run):
+    """Every study's results read back from the shared quick run (without estimates)."""
+    return results_from_store(quick_run)
+
+
+def _group(svg, group_id):
+    """The ``<g>`` element with this id."""
+    found = [g for g in ET.fromstring(svg).iter(f"{SVG}g") if g.get("id") == group_id]
+    assert len(found) == 1, f"expected one group {group_id!r}, got {len(found)}"
+    return found[0]
+
+
+def _misses(low, high, truth):
+    """Number of intervals that do not contain the truth."""
+    return int(np.count_nonzero((np.asarray(low) > truth) | (np.asarray(high) < truth)))
+
+
+@pytest.mark.parametrize("name", study_names())
+def test_every_study_declares_a_figure_with_a_caption(name):
+    figures = get_study(name).figures
+    assert figures
+    assert all(isinstance(f, Figure) and len(f.caption) > 20 for f in figures)
+
+
+@pytest.mark.parametrize("name", study_names())
+def test_every_declared_figure_draws_from_the_quick_run(name, results, quick_run):
+    study = get_study(name)
+    for index, figure in enumerate(study.figures, start=1):
+        figure_id = f"{name}-{index}"
+        svg = draw(figure, study, results[name], figure_id=figure_id, run_dir=quick_run)
+        root = ET.fromstring(svg)
+        assert root.tag == f"{SVG}svg"
+        ids = [e.get("id") for e in root.iter() if e.get("id")]
+        assert ids and all(i.startswith(f"{figure_id}-") for i in ids)
+        assert name in svg  # the default title names the study
+
+
+@pytest.mark.parametrize(("name", "index"), ZIP_FIGURES)
+def test_zip_plot_from_the_run_directory_draws_every_miss(name, index, results, quick_run):
+    study = get_study(name)
+    figure = study.figures[index - 1]
+    # the first Monte Carlo cell the query selects, found without the module under test
+    cells = [c for c in results[name].cells if c.path == "monte-carlo"]
+    first = pd.DataFrame([c.params for c in cells]).query(figure.where).index[0]
+    params = cells[first].params
+    store = existing_store(quick_run)
+    try:
+        row = next(r for r in store.cells(with_estimates=True)
+                   if r["study"] == name and r["position"] == cells[first].position)
+    finally:
+        store.close()
+    with np.load(io.BytesIO(row["estimates"])) as data:
+        method = figure.options["method"]
+        low, high = data[f"{method}/low"], data[f"{method}/high"]
+    kept = figure.options.get("replicates", low.size)
+    expected = _misses(low[:kept], high[:kept], study.truth(params))
+    assert 0 < expected < min(kept, low.size)
+
+    svg = draw(figure, study, results[name], figure_id="zip", run_dir=quick_run)
+    assert len(_group(svg, "zip-misses").findall(f"{SVG}path")) == expected
+    assert f"misses ({expected})" in svg
+    assert cell_estimates(quick_run, name, params)[method]["low"].size == low.size
+
+
+def test_zip_plot_of_a_result_read_without_estimates_needs_the_run_directory(results):
+    study = get_study("mean_bias")
+    figure = next(f for f in study.figures if f.kind == "zip_plot")
+    with pytest.raises(ValueError, match="pass run_dir") as error:
+        draw(figure, study, results["mean_bias"], figure_id="zip")
+    assert "\n" not in str(error.value)
+
+
+def test_zip_plot_draws_from_an_in_memory_run():
+    study = get_study("mean_bias")
+    figure = Figure("zip_plot", "The t interval at n = 10.", where="n == 10",
+                    options={"method": "mean", "nominal": 0.95})
+    result = run([study], grid=Grid({"distribution": ["exponential"], "n": [10]},
+                                    n_replicates=400), rng=7, workers=1)["mean_bias"]
+    cell = result.cells[0]
+    with np.load(io.BytesIO(cell.estimates)) as data:
+        expected = _misses(data["mean/low"], data["mean/high"], 1.0)
+    svg = draw(figure, study, result, figure_id="memory")
+    assert 0 < expected < 400
+    assert len(_group(svg, "memory-misses").findall(f"{SVG}path")) == expected
+    assert f"misses ({expected})" in svg
+    assert f"coverage {1 - expected / 400:.3f}" in svg
+
+
+@pytest.mark.parametrize(("kind", "options"), [
+    ("coverage_against", {"x": "p", "panel_by": "n"}),
+    ("measure_by", {"measure": "width", "x": "p"}),
+    ("heat_map", {"measure": "coverage", "method": "wald", "rows": "n", "columns": "p"}),
+    ("zip_plot", {"method": "wald"}),
+])
+def test_a_figure_selecting_no_cells_raises_a_one_line_error(kind, options, results, quick_run):
+    study = get_study("binomial_coverage")
+    figure = Figure(kind, "Coverage where there is no grid cell at all.", where="n == 7",
+                    options=options)
+    with pytest.raises(ValueError, match=r"of study binomial_coverage selects no cells; "
+                                         r"where='n == 7'") as error:
+        draw(figure, study, results["binomial_coverage"], figure_id="none", run_dir=quick_run)
+    assert "\n" not in str(error.value)
+    assert "Coverage where there" in str(error.value)
+
+
+def test_a_query_over_unknown_parameters_raises_a_one_line_error(results):
+    study = get_study("bias_f1")
+    figure = Figure("measure_by", "Bias by an unknown parameter.", where="rho == 0",
+                    options={"measure": "bias", "x": "n"})
+    with pytest.raises(ValueError, match="not a query over its parameters") as error:
+        draw(figure, study, results["bias_f1"], figure_id="bad")
+    assert "\n" not in str(error.value)
+
+
+def test_a_figure_the_plot_cannot_draw_names_the_figure_and_the_reason(results):
+    study = get_study("bias_f1")
+    figure = Figure("measure_by", "Bias against n, every cell at once.",
+                    options={"measure": "bias", "x": "n"})
+    with pytest.raises(ValueError, match=r"of study bias_f1 cannot be drawn: .*filter") as error:
+        draw(figure, study, results["bias_f1"], figure_id="many")
+    assert "\n" not in str(error.value)

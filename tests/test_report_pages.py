@@ -1,0 +1,104 @@
+"""The report pages: ADEMP sections, escaping, byte-identical reruns, Markdown twins."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from studies.cli.main import main
+from studies.engine import Grid, evaluate_claims, run
+from studies.report import write_report
+from studies.report.pages import ademp_sections
+from studies.suite import get_study
+
+BINOMIAL = get_study("binomial_coverage")
+SMALL = Grid({"n": [10, 30], "p": [0.1, 0.3, 0.5], "confidence_level": [0.95]}, n_replicates=2)
+
+
+def _report(study, out: Path) -> Path:
+    results = run([study], grid=SMALL, rng=1, workers=1, out=out)
+    verdicts = {study.name: evaluate_claims(study.claims, results[study.name])}
+    return write_report(out, [study], results, verdicts)
+
+
+def test_every_string_from_data_or_configuration_is_escaped(tmp_path):
+    evil = "<script>alert(1)</script>"
+    study = dataclasses.replace(BINOMIAL, methods={**BINOMIAL.methods,
+                                                   evil: BINOMIAL.methods["wilson"]})
+    index = _report(study, tmp_path / "run")
+    page = (tmp_path / "run" / "binomial_coverage.html").read_text()
+    assert evil not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<script" not in index.read_text() + page  # no script of any kind: offline pages
+
+
+def test_pages_follow_ademp_order_and_define_their_terms(quick_run):
+    page = (quick_run / "coverage_proportion.html").read_text()
+    headings = ["<h2>Aims", "<h2>Data-generating mechanisms", "<h2>Estimands", "<h2>Methods",
+                "<h2>Performance measures", "<h2>Claims and verdicts", "<h2>Results",
+                "<h2>Figures", "<h2>Legend", "<h2>Provenance"]
+    places = [page.index(h) for h in headings]
+    assert places == sorted(places)
+    for term in ("MCSE", "familywise error", "detectable", "LOSCI", "git commit",
+                 "reproduce with", "root seed", "matplotlib"):
+        assert term in page, term
+    index = (quick_run / "index.html").read_text()
+    for name in ("coverage_proportion", "mean_bias", "bias_error_rate"):
+        assert f'href="{name}.html"' in index
+    markdown = (quick_run / "coverage_proportion.md").read_text()
+    assert markdown.startswith("# coverage_proportion") and "## Claims and verdicts" in markdown
+    assert "](figures/coverage_proportion-1.svg)" in markdown
+
+
+def test_report_json_hashes_every_file_it_lists(quick_run):
+    import hashlib
+
+    report = json.loads((quick_run / "report.json").read_text())
+    assert report["files"] and "index.html" in report["files"]
+    for name, digest in report["files"].items():
+        assert hashlib.sha256((quick_run / name).read_bytes()).hexdigest() == digest, name
+    assert set(report["verdicts"]) >= {"coverage_proportion", "mean_bias"}
+    assert report["provenance"]["root seed"] == "20190"
+
+
+def test_the_same_run_gives_byte_identical_reports(tmp_path, monkeypatch):
+    outs = [tmp_path / "a" / "run", tmp_path / "b" / "run"]
+    for out in outs:  # the same command, in two folders (the command is part of the report)
+        out.parent.mkdir()
+        monkeypatch.chdir(out.parent)
+        assert main(["study", "run", "binomial_coverage", "mean_bias", "bias_f1", "--seed", "5",
+                     "--workers", "1", "--out", "run"]) == 0
+    files = sorted(p.relative_to(outs[0]) for p in outs[0].rglob("*")
+                   if p.is_file() and not p.name.startswith("run.sqlite"))
+    assert len(files) > 20
+    for name in files:
+        a, b = (out / name for out in outs)
+        if name.name == "report.json":
+            first, second = json.loads(a.read_text()), json.loads(b.read_text())
+            first.pop("timing"), second.pop("timing")
+            assert first == second
+        else:
+            assert a.read_bytes() == b.read_bytes(), name
+
+
+def test_study_report_command_writes_elsewhere_and_reports_verdicts(quick_run, tmp_path,
+                                                                    capsys):
+    assert main(["study", "report", str(quick_run), "--out", str(tmp_path / "r")]) == 0
+    assert (tmp_path / "r" / "index.html").exists()
+    assert main(["study", "report", str(tmp_path / "nothing")]) == 2
+    assert "must hold an evalcert run" in capsys.readouterr().err
+
+
+def test_ademp_sections_are_read_from_the_study_docstring():
+    import studies.suite.mean_bias as module
+
+    titles = [title for title, _ in ademp_sections(module.__doc__ or "")]
+    assert titles == ["Aims", "Data-generating mechanisms", "Estimands", "Methods",
+                      "Performance measures"]
+
+
+@pytest.mark.parametrize("name", ["index.html", "results.csv", "report.json"])
+def test_the_main_artefacts_exist(quick_run, name):
+    assert (quick_run / name).stat().st_size > 0
