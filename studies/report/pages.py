@@ -77,6 +77,15 @@ LEGEND: dict[str, str] = {
     "model SE error": "the mean model-based SE over the empirical SE, minus 1",
     "mse": "mean squared error",
     "LOSCI": "lower one-sided confidence interval [low, 1], the interval of a certification",
+    "n band (summary)": "the range of n a summary row covers (e.g. 5-20)",
+    "share_below": "the share of cells whose coverage is below nominal - 0.01 (exact cells)",
+    "share_under": "the share of cells under-covering: coverage below nominal - 0.01 by more "
+                   "than 1.96 MCSE",
+    "worst": "in a summary: the cells of lowest coverage (n, p: coverage), or the cell of "
+             "lowest coverage as prevalence/F1/n; in a claims table: the value that breaks the "
+             "claim most",
+    "mean_undefined": "the share of intervals that are undefined (nan), which count as not "
+                      "covering",
     "exact / monte-carlo": "the path: every outcome enumerated with its probability, or "
                            "replicates drawn",
 }
@@ -130,6 +139,9 @@ _STUDY = """
 {% if title == 'Data-generating mechanisms' %}{{ grid }}{% endif %}{% endfor %}
 <h2>Claims and verdicts</h2>
 {{ claims }}
+{% if summary %}<h2>Summary</h2>
+<p>The study's headline table (also in <code>{{ name }}.summary.csv</code>).</p>
+{{ summary }}{% endif %}
 <h2>Results</h2>
 <p>Per method and measure over the grid: the mean, the smallest and the largest value;
 "estimate (MCSE)" gives the largest MCSE of any cell.</p>
@@ -247,12 +259,14 @@ def _failures_frame(verdicts: Sequence[Verdict], limit: int = 10) -> pd.DataFram
     return frame[["claim", *(c for c in frame.columns if c != "claim")]]
 
 
-def _grid_frame(meta: Mapping[str, Any], name: str) -> pd.DataFrame:
-    grid = meta.get("grids", {}).get(name, {})
+def _grid_frame(meta: Mapping[str, Any], study: Study) -> pd.DataFrame:
+    grid = meta.get("grids", {}).get(study.name, {})
     rows = [{"parameter": k, "values": ", ".join(str(v) for v in values), "count": len(values)}
             for k, values in grid.get("parameters", {}).items()]
-    rows.append({"parameter": "replicates per Monte Carlo cell",
-                 "values": str(grid.get("n_replicates", "")), "count": ""})
+    exact = study.enumerate_outcomes is not None
+    rows.append({"parameter": "replicates per cell",
+                 "values": "none: every outcome enumerated (exact path)" if exact
+                 else str(grid.get("n_replicates", "")), "count": ""})
     return pd.DataFrame(rows)
 
 
@@ -329,12 +343,15 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         figures.append({"svg": Markup(svg), "caption": figure.caption,
                         "file": f"figures/{name}-{index}.svg"})
     claims, results = _claims_frame(name, verdicts), _results_frame(result)
-    failures, grid = _failures_frame(verdicts), _grid_frame(meta, name)
+    failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
+    summary = pd.DataFrame.from_records(list(study.summary(result))) if study.summary \
+        else pd.DataFrame()
     body = _ENV.from_string(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=_tally(verdicts) if verdicts else "none stated",
         status=_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
         grid=_html_table(grid), claims=_html_table(claims, status_column="status"),
         results=_html_table(results), figures=figures,
+        summary=_html_table(summary) if not summary.empty else "",
         failures=_html_table(failures) if not failures.empty else "",
         legend=list(LEGEND.items()), provenance=_provenance_html(prov))
     page = _ENV.from_string(_PAGE).render(title=f"{name}: evalcert study", style=_STYLE,
@@ -345,8 +362,10 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         md += [f"## {title}", "", text, ""]
         if title == "Data-generating mechanisms":
             md += [_md_table(grid), ""]
-    md += ["## Claims and verdicts", "", _md_table(claims), "", "## Results", "",
-           _md_table(results), ""]
+    md += ["## Claims and verdicts", "", _md_table(claims), ""]
+    if not summary.empty:
+        md += ["## Summary", "", _md_table(summary), ""]
+    md += ["## Results", "", _md_table(results), ""]
     if not failures.empty:
         md += ["## Cells that break a claim", "", _md_table(failures), ""]
     if figures:
