@@ -78,9 +78,9 @@ from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.performance import Estimates
 
-__all__ = ["CHUNK", "DETERMINISTIC", "MEASURES", "STUDY", "allocation", "cell_proportions",
-           "generate", "methods", "population_sizes", "summary", "summary_table", "truth",
-           "undercovering_cells", "wrap_method"]
+__all__ = ["CHUNK", "CLAIMS", "DETERMINISTIC", "MEASURES", "STUDY", "allocation",
+           "cell_proportions", "generate", "methods", "population_sizes", "summary",
+           "summary_table", "truth", "undercovering_cells", "wrap_method"]
 
 IntArray = NDArray[np.int64]
 

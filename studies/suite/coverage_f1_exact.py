@@ -36,9 +36,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.suite.coverage_f1 import (
+    CLAIMS,
     DETERMINISTIC,
     MEASURES,
     allocation,
@@ -108,14 +108,6 @@ def _log_binomial(k: IntArray, n: int, p: NDArray[np.float64]) -> NDArray[np.flo
     return found
 
 
-
-CLAIMS = (
-    Claim("logit-delta-nominal-with-many-relevant",
-          "With at least 50 expected relevant documents, the logit-delta intervals (two-sided "
-          "and LOSCI) cover at least 94% in every cell.",
-          ("logit-delta", "logit-delta-losci"), "coverage", "at_least", target="confidence_level",
-          margin=0.01, where="n * prevalence >= 50"),
-)
 
 FIGURES = (
     Figure("measure_by",
