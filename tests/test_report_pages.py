@@ -102,3 +102,20 @@ def test_ademp_sections_are_read_from_the_study_docstring():
 @pytest.mark.parametrize("name", ["index.html", "results.csv", "report.json"])
 def test_the_main_artefacts_exist(quick_run, name):
     assert (quick_run / name).stat().st_size > 0
+
+
+def test_coverage_bands_say_where_a_method_meets_nominal():
+    from studies.engine import CellResult, Measure, Performance, StudyResult
+    from studies.report.pages import _coverage_bands
+
+    def cell(i, n, method, value, mcse=0.0):
+        perf = Performance({"coverage": Measure(value, mcse)}, None if mcse == 0 else 1000)
+        return CellResult("s", str(i), i, {"n": n}, "exact" if mcse == 0 else "monte-carlo",
+                          {method: perf}, {}, b"")
+
+    cells = (cell(0, 10, "a", 0.90), cell(1, 20, "a", 0.92), cell(2, 50, "a", 0.955),
+             cell(3, 10, "b", 0.99), cell(4, 500, "b", 0.935, mcse=0.005))
+    bands = _coverage_bands(StudyResult("s", cells))
+    found = {(r["method"], r["n band"]): (r["cells"], r["verdict"]) for _, r in bands.iterrows()}
+    assert found == {("a", "1-29"): (2, "under-covers"), ("a", "30-99"): (1, "meets nominal"),
+                     ("b", "1-29"): (1, "over-covers"), ("b", ">= 300"): (1, "meets nominal")}

@@ -29,6 +29,7 @@ import hashlib
 import html
 import importlib
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -98,7 +99,9 @@ table{border-collapse:collapse;margin:0.5rem 0;font-size:0.85rem}
 th,td{border:1px solid #ccc;padding:0.2rem 0.45rem;text-align:left;vertical-align:top}
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .HOLDS{background:#dff0d8}.FAILS{background:#f2dede;font-weight:bold}
-.NOT-RUN{background:#eee}code{background:#f5f5f5;padding:0 0.2rem}
+.NOT-RUN{background:#eee}.under-covers{background:#f2dede}
+.over-covers{background:#fcf8e3}.meets-nominal{background:#dff0d8}
+code{background:#f5f5f5;padding:0 0.2rem}
 figure{margin:1rem 0}figcaption{font-size:0.9rem;color:#333;max-width:50rem}
 figure svg{max-width:100%;height:auto}dt{font-weight:bold}dd{margin:0 0 0.4rem 1.5rem}
 .prov td:first-child{white-space:nowrap}
@@ -139,6 +142,11 @@ _STUDY = """
 {% if title == 'Data-generating mechanisms' %}{{ grid }}{% endif %}{% endfor %}
 <h2>Claims and verdicts</h2>
 {{ claims }}
+{% if bands %}<h2>Coverage by method and n band</h2>
+<p>At the 95% level (two-sided where the study has one-sided intervals too): a method
+under-covers in a band when its mean coverage is below 0.94 by more than 1.96 MCSE, and
+over-covers when above 0.96 by as much.</p>
+{{ bands }}{% endif %}
 {% if summary %}<h2>Summary</h2>
 <p>The study's headline table (also in <code>{{ name }}.summary.csv</code>).</p>
 {{ summary }}{% endif %}
@@ -250,6 +258,57 @@ def _results_frame(result: StudyResult) -> pd.DataFrame:
         "min": r["min"], "max": r["max"], "undefined cells": r["nan_cells"]} for r in rows])
 
 
+N_BANDS: tuple[tuple[int, float], ...] = ((1, 30), (30, 100), (100, 300), (300, math.inf))
+BAND_MARGIN = 0.01
+
+
+def _band(n: pd.Series) -> pd.Series:
+    labels = [f"{lo}-{hi - 1:g}" if math.isfinite(hi) else f">= {lo}" for lo, hi in N_BANDS]
+    edges = [lo for lo, _ in N_BANDS] + [math.inf]
+    return pd.Series(pd.cut(n.astype(float), edges, right=False, labels=labels).astype(str),
+                     index=n.index)
+
+
+def _coverage_bands(result: StudyResult) -> pd.DataFrame:
+    """Coverage per method and n band at the 95% level (two-sided where a study has sides).
+
+    Each row: the mean coverage over the band's cells with its MCSE (cells independent), the
+    smallest coverage, and a verdict: under-covers when the mean is below nominal - 0.01 by
+    more than 1.96 MCSE, over-covers when above nominal + 0.01 by as much, else meets nominal.
+    Read group by group, so a grid of millions of cells is never one frame.
+    """
+    parts = []
+    for piece in result.frames():
+        rows = piece[piece["measure"] == "coverage"]
+        if "alternative" in rows.columns:
+            rows = rows[rows["alternative"] == "two-sided"]
+        if "confidence_level" in rows.columns:
+            rows = rows[rows["confidence_level"] == 0.95]
+        if rows.empty:
+            continue
+        keys = ["method", *(["design"] if "design" in rows.columns else []), "n band"]
+        band = _band(rows["n"]) if "n" in rows.columns else "all"
+        rows = rows.assign(**{"n band": band, "square": rows["mcse"] ** 2})
+        parts.append(rows.groupby(keys, sort=False).agg(
+            total=("value", "sum"), square=("square", "sum"), cells=("value", "size"),
+            low=("value", "min")))
+    if not parts:
+        return pd.DataFrame()
+    both = pd.concat(parts)
+    found = both.groupby(level=list(range(both.index.nlevels)), sort=False).agg(
+        total=("total", "sum"), square=("square", "sum"), cells=("cells", "sum"),
+        low=("low", "min")).reset_index()
+    mean = found["total"] / found["cells"]
+    mcse = found["square"] ** 0.5 / found["cells"]
+    slack = BAND_MARGIN + 1.96 * mcse
+    verdict = ["under-covers" if m < 0.95 - s else "over-covers" if m > 0.95 + s
+               else "meets nominal" for m, s in zip(mean, slack, strict=True)]
+    return found.drop(columns=["total", "square", "low"]).assign(
+        **{"mean coverage (MCSE)": [f"{m:.4f} ({e:.2g})" for m, e in zip(mean, mcse,
+                                                                          strict=True)],
+           "min coverage": found["low"], "verdict": verdict})
+
+
 def _failures_frame(verdicts: Sequence[Verdict], limit: int = 10) -> pd.DataFrame:
     parts = [v.failures.head(limit).assign(claim=v.claim.name) for v in verdicts
              if v.status == FAILS]
@@ -346,12 +405,14 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
     summary = pd.DataFrame.from_records(list(study.summary(result))) if study.summary \
         else pd.DataFrame()
+    bands = _coverage_bands(result)
     body = _ENV.from_string(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=_tally(verdicts) if verdicts else "none stated",
         status=_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
         grid=_html_table(grid), claims=_html_table(claims, status_column="status"),
         results=_html_table(results), figures=figures,
         summary=_html_table(summary) if not summary.empty else "",
+        bands=_html_table(bands, status_column="verdict") if not bands.empty else "",
         failures=_html_table(failures) if not failures.empty else "",
         legend=list(LEGEND.items()), provenance=_provenance_html(prov))
     page = _ENV.from_string(_PAGE).render(title=f"{name}: evalcert study", style=_STYLE,
@@ -363,6 +424,8 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         if title == "Data-generating mechanisms":
             md += [_md_table(grid), ""]
     md += ["## Claims and verdicts", "", _md_table(claims), ""]
+    if not bands.empty:
+        md += ["## Coverage by method and n band", "", _md_table(bands), ""]
     if not summary.empty:
         md += ["## Summary", "", _md_table(summary), ""]
     md += ["## Results", "", _md_table(results), ""]
