@@ -6,7 +6,9 @@ Dask cluster (`execution`), stores each as it finishes in a SQLite run store (`s
 per-cell random streams (`seeding`) and the run's provenance (`provenance`); performance
 measures and their Monte Carlo standard errors come from `performance`; results are read back
 with `results_from_store` (`reading`) as `RunResults`, whose ``to_frame()`` is a tidy pandas
-frame (`results`). `assertions` holds the pytest helpers with MCSE-derived tolerances.
+frame (`results`). A study's claims, the findings that must hold, are judged by
+`evaluate_claims` (`claims`) with stated false-alarm rates; `assertions` holds the pytest
+helpers with MCSE-derived tolerances.
 
 The engine knows no particular study: the registered studies live in `studies.suite`.
 """

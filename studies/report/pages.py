@@ -32,6 +32,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -517,11 +518,22 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
         "results_csv_left_out": left_out,
         "files": dict(sorted(written.items())),
         "timing": {"started": meta.get("started"), "ended": meta.get("ended"),
-                   "status": meta.get("status")},
+                   "wall_seconds": _wall_seconds(meta), "status": meta.get("status"),
+                   "resumes": [r.get("started") for r in meta.get("resumes", [])]},
     }
     (target / "report.json").write_text(json.dumps(_plain(report), indent=2, allow_nan=False)
                                         + "\n")
     return target / "index.html"
+
+
+def _wall_seconds(meta: Mapping[str, Any]) -> float | None:
+    """Seconds from the run's start to its last end (resumes included), if both are known."""
+    try:
+        start = datetime.fromisoformat(meta["started"])
+        end = datetime.fromisoformat(meta["ended"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (end - start).total_seconds()
 
 
 def _plain(value: Any) -> Any:
