@@ -388,6 +388,8 @@ def _x_axis(axes: list[Axes], values: pd.Series, levels: list[Any], label: str,
 
     A log axis of at most 10 grid values has its ticks at those values; others get ticks as
     plain numbers (``%g``: "1000", not a superscript power, so that tick text stays text).
+    More than 5 tick labels are slanted, so that close values (200, 300) do not run together
+    in a narrow panel.
     """
     for ax in axes:
         ax.set_xlabel(label)
@@ -400,6 +402,8 @@ def _x_axis(axes: list[Axes], values: pd.Series, levels: list[Any], label: str,
             else:
                 ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             ax.xaxis.set_minor_formatter(NullFormatter())
+        if len(levels) > 5:
+            ax.tick_params(axis="x", labelrotation=45)
 
 
 def _lines_figure(rows: pd.DataFrame, *, measure: str, x: str, hue: str,
