@@ -75,7 +75,8 @@ def test_monte_carlo_allowance_is_bonferroni_k_times_mcse():
     claim = Claim("c", "", ("m",), "bias", "within", 0.0, familywise_error=0.01)
     found = _verdict(claim, [0.0] * 5, mcse=0.1, n_replicates=100, measure="bias")
     k = stats.norm.isf(0.01 / (2 * 5))
-    assert found.k == pytest.approx(k) and found.detectable == pytest.approx(0.1 * k)
+    assert found.k == pytest.approx(k)
+    assert found.detectable == pytest.approx(0.1 * (k + stats.norm.isf(0.05)))
     assert _verdict(claim, [0.99 * 0.1 * k, 0, 0, 0, 0], mcse=0.1, n_replicates=100,
                     measure="bias").status == HOLDS
     assert _verdict(claim, [0, 0, -1.01 * 0.1 * k, 0, 0], mcse=0.1, n_replicates=100,
@@ -103,9 +104,9 @@ def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
     # simulated runs of 20 values it must fail in at most 5% of runs (Bonferroni), and a
     # method 5 MCSE short must fail in almost every run. Tolerance: 4 binomial SEs of the rate.
     gen = np.random.default_rng(20261123)
-    claim = Claim("c", "", ("m",), "coverage", "at_least", 0.95, familywise_error=0.05)
+    claim = Claim("c", "", ("m",), "bias", "at_least", 0.95, familywise_error=0.05)
     rows = pd.DataFrame({"position": range(20), "n": range(20), "method": "m",
-                         "measure": "coverage", "mcse": 0.005, "n_replicates": 2000})
+                         "measure": "bias", "mcse": 0.005, "n_replicates": 2000})
     from studies.engine.claims import _verdict as judge
 
     def rate(shift):
@@ -191,3 +192,23 @@ def test_a_clopper_pearson_at_a_lower_level_fails_the_conservative_claim():
         assert verdict.claim.name == "clopper-pearson-conservative"
         assert verdict.status == expected
     assert "clopper-pearson at n=" in verdict.worst()
+
+
+def test_a_share_near_one_is_judged_with_the_se_at_the_bound():
+    # Coverage estimated from R = 1024 replicates when the truth is exactly at the bound 0.97:
+    # the SE at the estimate shrinks near 1 and would fail a true claim far more often than
+    # stated; the SE at the bound keeps the rate near 5% (4 binomial SEs of the rate).
+    from studies.engine.claims import _verdict as judge
+
+    gen = np.random.default_rng(7)
+    claim = Claim("c", "", ("m",), "coverage", "at_most", 0.97, familywise_error=0.05)
+    rows = pd.DataFrame({"position": range(8), "n": range(8), "method": "m",
+                         "measure": "coverage", "n_replicates": 1024})
+    fails = 0
+    for _ in range(2000):
+        share = gen.binomial(1024, 0.97, size=8) / 1024
+        mcse = np.sqrt(share * (1 - share) / 1024)
+        fails += judge(claim, rows.assign(value=share, mcse=mcse), ["n"]).status == FAILS
+    assert fails / 2000 <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
+    one = judge(claim, rows.assign(value=1.0, mcse=0.0), ["n"])  # a Monte Carlo share of 1
+    assert one.k is not None and one.status == FAILS  # judged as Monte Carlo, not exact

@@ -128,15 +128,15 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     verdicts = _judge(results, studies)
     write_tables(results, out, studies, verdicts)
-    index = write_report(out, studies, results, verdicts)
-    print(f"report: {index}")
     for name, result in results.items():
         cells = len(result.cells) + sum(g.size for g in result.groups)
         table = f"{name}.summary.csv" if result.groups else f"{name}.csv"
         print(f"{name}: {cells} cells -> {out / table}; {_tally(verdicts[name])}")
         for method, (params, message) in result.first_errors().items():
             print(f"  method {method} failed (first failing cell {dict(params)}): {message}")
-    return _failing(verdicts)
+    status = _failing(verdicts)  # the verdicts are printed before the report is drawn
+    print(f"report: {write_report(out, studies, results, verdicts)}")
+    return status
 
 
 def _judge(results: RunResults, studies: list[Study]) -> dict[str, list[Verdict]]:

@@ -8,14 +8,20 @@ the nominal level of each cell); the comparison allows a stated ``margin`` (the 
 finding, part of the claim) and, on top of it, the statistical allowance of each compared value:
 
 * exact cells (MCSE 0): a stated numerical tolerance (``exact_tolerance``, rounding);
-* Monte Carlo values: ``k x MCSE``, with ``k`` the normal quantile that holds the claim's
+* Monte Carlo values: ``k x SE``, with ``k`` the normal quantile that holds the claim's
   family-wise false-alarm rate ``familywise_error`` over all its ``m`` Monte Carlo values
-  (Bonferroni: ``k = z(alpha / m)`` one-sided, ``z(alpha / (2 m))`` for ``within``). A claim
-  that is true therefore fails on a run with probability at most ``familywise_error``.
+  (Bonferroni: ``k = z(alpha / m)`` one-sided, ``z(alpha / (2 m))`` for ``within``). The SE is
+  the value's MCSE, except for shares of replicates (coverage, rejection), whose SE is taken
+  at the bound, ``sqrt(b (1 - b) / R)``: the MCSE at an estimate near 0 or 1 is too small. A
+  claim that is true therefore fails on a run with probability at most about
+  ``familywise_error`` (normal approximation); a study's several claims each have their own.
 
-Each verdict also states the smallest deviation beyond the margin that the claim is sure to see
-in its least precise value, ``k x`` its largest MCSE (the exact tolerance on the exact path): a
-claim whose allowance is as large as the effect it is about is visibly vacuous.
+A value is exact when its cell took the exact path, whatever its MCSE. Each verdict also states
+``detectable``: the deviation beyond the bound that the claim flags with probability at least
+0.95 in its least precise value, ``(k + 1.645) x SE`` (the exact tolerance on the exact path).
+A claim whose detectable deviation is as large as the effect it is about is visibly weak. A
+claim about an effect (a negative margin: "at least 1 point below nominal") that HOLDS has not
+been refuted by the run; its detectable deviation says how strongly the run could refute it.
 
 A verdict is ``HOLDS``, ``FAILS`` (with the values that break it, worst first) or ``NOT RUN``
 (the run has no value in the claim's region: its grid or its methods do not reach it). An
@@ -37,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 from scipy import stats
 
 from studies.engine.results import FRAME_COLUMNS, StudyResult
@@ -44,6 +51,9 @@ from studies.engine.results import FRAME_COLUMNS, StudyResult
 __all__ = ["COMPARISONS", "FAILS", "HOLDS", "NOT_RUN", "Claim", "Verdict", "evaluate_claims"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
+# Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
+SHARES: tuple[str, ...] = ("coverage", "be_coverage", "rejection")
+_Z95 = float(stats.norm.isf(0.05))
 HOLDS, FAILS, NOT_RUN = "HOLDS", "FAILS", "NOT RUN"
 _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}
 
@@ -99,8 +109,10 @@ class Claim:
         if self.comparison not in COMPARISONS:
             raise ValueError(
                 f"`comparison` must be one of {COMPARISONS}; got {self.comparison!r}.")
-        if not self.methods:
-            raise ValueError(f"`methods` of claim {self.name!r} must name a method; got ().")
+        if not isinstance(self.methods, tuple) or not self.methods or not all(
+                isinstance(m, str) for m in self.methods):
+            raise ValueError(f"`methods` of claim {self.name!r} must be a non-empty tuple of "
+                             f"method names; got {self.methods!r}.")
         if not 0.0 < self.familywise_error < 1.0:
             raise ValueError(f"`familywise_error` must be in (0, 1); got "
                              f"{self.familywise_error!r}.")
@@ -139,8 +151,8 @@ class Verdict:
     k : float or None
         The MCSE multiplier of the Monte Carlo values (None: every value exact).
     detectable : float
-        The smallest deviation beyond the margin the claim is sure to flag in its least
-        precise value: ``k x`` the largest MCSE, or the exact tolerance.
+        The deviation beyond the bound the claim flags with probability >= 0.95 in its least
+        precise value: ``(k + 1.645) x`` the largest SE, or the exact tolerance.
     failures : pandas.DataFrame
         The values that break the claim, worst first: the parameters, ``method``, ``value``,
         ``mcse``, ``bound`` (the target with the margin) and ``excess`` (how far beyond the
@@ -172,7 +184,7 @@ class Verdict:
                 "statement": claim.statement, "methods": " ".join(claim.methods),
                 "condition": claim.condition, "region": claim.region,
                 "compared": self.compared, "failing": len(self.failures),
-                "familywise_error": claim.familywise_error,
+                "familywise_error": math.nan if self.k is None else claim.familywise_error,
                 "k": math.nan if self.k is None else self.k, "detectable": self.detectable,
                 "worst": self.worst()}
 
@@ -184,55 +196,87 @@ def _claim_rows(result: StudyResult, claims: Sequence[Claim]) -> pd.DataFrame:
     for piece in result.frames():
         pairs = pd.Series(list(zip(piece["method"], piece["measure"], strict=True)),
                           index=piece.index)
-        keep.append(piece[pairs.isin(wanted)].drop(columns=["study", "path"]))
+        keep.append(piece[pairs.isin(wanted)].drop(columns=["study"]))
     keep = [k for k in keep if len(k)]
     return pd.concat(keep, ignore_index=True) if keep else pd.DataFrame()
 
 
 def _mean_over(rows: pd.DataFrame, claim: Claim, params: list[str]) -> pd.DataFrame:
+    """Means over ``claim.mean_over``; an undefined value makes its mean undefined."""
     keys = ["method", *(p for p in params if p not in claim.mean_over)]
-    grouped = rows.groupby(keys, sort=False, dropna=False)
-    found = grouped.agg(value=("value", "mean"), target=("target", "mean"),
-                        count=("value", "size"),
-                        square=("mcse", lambda s: float(np.sum(np.square(s)))))
-    found["mcse"] = np.sqrt(found.pop("square")) / found.pop("count")
+    grouped = rows.assign(square=rows["mcse"] ** 2, null=rows["null"] ** 2).groupby(
+        keys, sort=False, dropna=False)
+    found = grouped.agg(value=("value", lambda s: float(np.mean(s.to_numpy()))),
+                        target=("target", "mean"), count=("value", "size"),
+                        square=("square", "sum"), null=("null", "sum"),
+                        replicates=("n_replicates", "min"))
+    count = found.pop("count")
+    found["mcse"] = np.sqrt(found.pop("square")) / count
+    found["null"] = np.sqrt(found["null"]) / count
     return found.reset_index()
+
+
+def _null_se(claim: Claim, bound: NDArray[np.float64], replicates: NDArray[np.float64]
+             ) -> NDArray[np.float64]:
+    """The Monte Carlo SE of a share at the claim's bound, ``sqrt(b (1 - b) / R)``; nan else.
+
+    The SE at the estimate, ``sqrt(p (1 - p) / R)``, shrinks near 0 and 1 and would make a
+    true claim about a share fail far more often than stated (Morris et al. 2019, section 5.2,
+    use the nominal level for coverage in the same way).
+    """
+    if claim.measure not in SHARES:
+        return np.full(bound.shape, np.nan)
+    share = np.clip(bound, 0.0, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt(share * (1.0 - share) / replicates)
+
+
+def _bound(claim: Claim, target: NDArray[np.float64]) -> NDArray[np.float64]:
+    if claim.comparison == "at_least":
+        return target - claim.margin
+    return target + claim.margin if claim.comparison == "at_most" else target
 
 
 def _verdict(claim: Claim, rows: pd.DataFrame, params: list[str]) -> Verdict:
     if len(rows):
         rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
-    if len(rows) and claim.where:
-        rows = rows.query(claim.where)
+    if len(rows) and claim.where:  # the region reads the grid parameters only
+        rows = rows.loc[rows[params].query(claim.where).index]
     if rows.empty:
         return Verdict(claim, NOT_RUN, 0, None, math.nan, pd.DataFrame())
     rows = rows.assign(target=rows[claim.target] if isinstance(claim.target, str)
                        else float(claim.target))
+    replicates = rows["n_replicates"].astype(float).to_numpy()
+    rows = rows.assign(n_replicates=replicates, null=_null_se(
+        claim, _bound(claim, rows["target"].to_numpy(float)), replicates))
     if claim.mean_over:
-        rows = _mean_over(rows, claim, params)
+        rows = _mean_over(rows, claim, params).rename(columns={"replicates": "n_replicates"})
         params = [p for p in params if p not in claim.mean_over]
     value, mcse = rows["value"].to_numpy(float), rows["mcse"].to_numpy(float)
-    monte_carlo = mcse > 0
+    # the path, not a zero MCSE, makes a value exact: a Monte Carlo share of 0 or 1 has MCSE 0
+    monte_carlo = ~np.isnan(rows["n_replicates"].to_numpy(float))
     m = int(monte_carlo.sum())
     sides = 2 if claim.comparison == "within" else 1
     k = float(stats.norm.isf(claim.familywise_error / (sides * m))) if m else None
-    allowance = np.where(monte_carlo, (k or 0.0) * mcse, claim.exact_tolerance)
+    # shares (coverage, rejection): the SE at the bound, where a true claim is tightest
+    spread = np.where(np.isnan(rows["null"].to_numpy(float)), mcse, rows["null"])
+    allowance = np.where(monte_carlo, (k or 0.0) * spread, claim.exact_tolerance)
     target = rows["target"].to_numpy(float)
+    bound = _bound(claim, target)
     if claim.comparison == "at_least":
-        bound = target - claim.margin
         excess = bound - allowance - value
     elif claim.comparison == "at_most":
-        bound = target + claim.margin
         excess = value - bound - allowance
     else:
-        bound = target
         excess = np.abs(value - target) - claim.margin - allowance
     broken = np.isnan(value) | (excess > 0)
     failures = rows.loc[broken, [*params, "method", "value", "mcse"]].assign(
         bound=bound[broken], excess=excess[broken], allowance=allowance[broken])
     failures = failures.sort_values("excess", ascending=False, na_position="first",
                                     kind="stable", ignore_index=True)
-    detectable = float(np.max(allowance))
+    # a deviation this far beyond the bound is flagged with probability >= 0.95
+    detectable = float(np.max(np.where(monte_carlo, ((k or 0.0) + _Z95) * spread,
+                                       claim.exact_tolerance)))
     return Verdict(claim, FAILS if broken.any() else HOLDS, len(rows), k, detectable, failures)
 
 

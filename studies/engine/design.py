@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from studies.engine.claims import Claim
@@ -163,6 +164,19 @@ class Sample:
         return self.probability is not None
 
 
+def _check_where(where: str, grid: Grid, what: str) -> None:
+    """ValueError unless ``where`` is a query over the grid's parameters (or empty)."""
+    if not where:
+        return
+    try:
+        # one cell of the grid: the query must name its parameters and fit their types
+        pd.DataFrame({k: [next(iter(v))] for k, v in grid.parameters.items()}).query(where)
+    except Exception as error:  # pandas raises many kinds of errors on a bad query
+        raise ValueError(f"`where` must be a query over the parameters of the {what} "
+                         f"({', '.join(grid.parameters)}); got {where!r} "
+                         f"({type(error).__name__}: {error}).") from None
+
+
 @dataclass(frozen=True)
 class Study:
     """A simulation study's ADEMP; see the module docstring.
@@ -244,6 +258,9 @@ class Study:
             self.check_grid(grid, name)
         # A claim's methods and measure are not checked here: a grid or a copy of the study may
         # run fewer of them, and a claim about what did not run is judged NOT RUN.
+        for item in (*self.claims, *self.figures):
+            for grid_name, grid in self.grids.items():
+                _check_where(item.where, grid, f"{self.name} {grid_name} grid")
         names = [claim.name for claim in self.claims]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:

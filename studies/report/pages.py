@@ -400,7 +400,8 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     for index, figure in enumerate(study.figures, start=1):
         svg = draw(figure, study, result, figure_id=f"{name}-{index}", run_dir=run_dir)
         _write(out / "figures" / f"{name}-{index}.svg", svg, written)
-        figures.append({"svg": Markup(svg), "caption": figure.caption,
+        inline = svg[svg.index("<svg"):]  # an XML prolog or doctype is not valid inside HTML
+        figures.append({"svg": Markup(inline), "caption": figure.caption,
                         "file": f"figures/{name}-{index}.svg"})
     claims, results = _claims_frame(name, verdicts), _results_frame(result)
     failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)

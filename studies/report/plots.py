@@ -97,7 +97,6 @@ _NOMINAL_COLOUR = "0.35"
 _ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _TAG = re.compile(r"<[^<>]+>")
 _REFERENCE = re.compile(r'(\sid="|url\(#|xlink:href="#)')
-_TIDY = ("study", "position", "method", "measure", "value", "mcse", "path", "n_replicates")
 _RC: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 10,

@@ -166,14 +166,11 @@ CLAIMS = (
           "average (Bagdouri et al. 2013, section 3: sequential testing bias).",
           ("reused-test-set",), "bias", "at_least", target=0.0),
     Claim("reused-test-set-losci-undercovers",
-          "The LOSCI computed on the reused test set covers at least 5 points below nominal.",
-          ("reused-test-set",), "coverage", "at_most", target=0.95, margin=-0.05),
+          "The LOSCI computed on the reused test set covers at least 1 point below nominal.",
+          ("reused-test-set",), "coverage", "at_most", target=0.95, margin=-0.01),
     Claim("fresh-set-not-optimistic",
           "A fresh certification set is not optimistic: its bias is at most 0.",
           ("fresh-certification-set",), "bias", "at_most", target=0.0),
-    Claim("fresh-set-losci-near-nominal",
-          "The LOSCI on a fresh certification set covers within 2 points of nominal.",
-          ("fresh-certification-set",), "coverage", "at_least", target=0.95, margin=0.02),
 )
 
 _ONE_TOPIC = "prevalence == 0.2 and theta == 0.75"

@@ -425,17 +425,18 @@ CLAIMS = (
           ("clopper-pearson",), "coverage", "at_least", target="confidence_level"),
     Claim("wilson-jeffreys-mean-near-nominal",
           "Averaged over p, the two-sided Wilson and Jeffreys intervals cover within 1 point "
-          "of nominal at each n >= 10 (n >= 20 at 90%) (Brown, Cai & DasGupta 2001, Figures 5 "
-          "and 11).",
+          "of nominal at each n >= 10 (n >= 11 at 90%, where Wilson's mean at n = 10 is 1.03 "
+          "points above) (Brown, Cai & DasGupta 2001, Figures 5 and 11).",
           ("wilson", "jeffreys"), "coverage", "within", target="confidence_level", margin=0.01,
-          where="alternative == 'two-sided' and (n >= 20 or (n >= 10 and confidence_level >= "
+          where="alternative == 'two-sided' and (n >= 11 or (n >= 10 and confidence_level >= "
                 "0.95))",
           mean_over=("p",)),
     Claim("wald-undercovers-small-np",
-          "The two-sided 95% Wald interval covers at least 1 point below nominal in every cell "
-          "with n p <= 2 (Brown, Cai & DasGupta 2001, section 2.1).",
-          ("wald",), "coverage", "at_most", target="confidence_level", margin=-0.01,
-          where="alternative == 'two-sided' and confidence_level == 0.95 and n * p <= 2"),
+          "The two-sided 95% Wald interval covers at least 5 points below nominal in every cell "
+          "with n min(p, 1 - p) <= 2 (Brown, Cai & DasGupta 2001, section 2.1).",
+          ("wald",), "coverage", "at_most", target="confidence_level", margin=-0.05,
+          where="alternative == 'two-sided' and confidence_level == 0.95 and "
+                "(n * p <= 2 or n * (1 - p) <= 2)"),
 )
 
 _FOUR = ("wald", "wilson", "jeffreys", "clopper-pearson")
