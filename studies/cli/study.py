@@ -21,8 +21,6 @@ from studies.cli.args import count, positive_count
 from studies.cli.progress import Progress
 from studies.engine import (
     FAILS,
-    HOLDS,
-    NOT_RUN,
     RunResults,
     Study,
     Verdict,
@@ -30,6 +28,7 @@ from studies.engine import (
     results_from_store,
     run,
 )
+from studies.engine.claims import tally
 from studies.engine.store import DB_NAME, existing_store
 from studies.report import write_report, write_tables
 from studies.suite import STUDY_MODULES, get_study, study_names
@@ -146,10 +145,7 @@ def _judge(results: RunResults, studies: list[Study]) -> dict[str, list[Verdict]
 
 
 def _tally(verdicts: list[Verdict]) -> str:
-    counts = {status: sum(v.status == status for v in verdicts)
-              for status in (HOLDS, FAILS, NOT_RUN)}
-    return (f"claims: {counts[HOLDS]} hold, {counts[FAILS]} fail, {counts[NOT_RUN]} not run"
-            if verdicts else "no claims")
+    return f"claims: {tally(verdicts)}" if verdicts else "no claims"
 
 
 def _failing(verdicts: dict[str, list[Verdict]]) -> int:

@@ -48,7 +48,8 @@ from scipy import stats
 
 from studies.engine.results import FRAME_COLUMNS, StudyResult
 
-__all__ = ["COMPARISONS", "FAILS", "HOLDS", "NOT_RUN", "Claim", "Verdict", "evaluate_claims"]
+__all__ = ["COMPARISONS", "FAILS", "HOLDS", "NOT_RUN", "Claim", "Verdict", "evaluate_claims",
+           "tally"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
@@ -300,3 +301,10 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult) -> list[Verdic
     rows = _claim_rows(result, claims)
     params = [c for c in rows.columns if c not in FRAME_COLUMNS]
     return [_verdict(claim, rows, params) for claim in claims]
+
+
+def tally(verdicts: Iterable[Verdict]) -> str:
+    """The verdicts counted in words: ``"3 hold, 0 fail, 0 not run"``."""
+    found = [v.status for v in verdicts]
+    return (f"{found.count(HOLDS)} hold, {found.count(FAILS)} fail, "
+            f"{found.count(NOT_RUN)} not run")

@@ -41,6 +41,7 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from studies.engine import FAILS, HOLDS, NOT_RUN, Study, StudyResult, Verdict
+from studies.engine.claims import tally
 from studies.engine.store import existing_store
 from studies.report.figures import draw
 from studies.report.tables import claims_table, headline_table
@@ -335,11 +336,6 @@ def _status(verdicts: Sequence[Verdict]) -> str:
     return FAILS if FAILS in states else HOLDS if HOLDS in states else NOT_RUN
 
 
-def _tally(verdicts: Sequence[Verdict]) -> str:
-    counts = {s: sum(v.status == s for v in verdicts) for s in (HOLDS, FAILS, NOT_RUN)}
-    return f"{counts[HOLDS]} hold, {counts[FAILS]} fail, {counts[NOT_RUN]} not run"
-
-
 def _provenance(meta: Mapping[str, Any], reproduce: str) -> dict[str, str]:
     packages = meta.get("packages", {})
     dirty = {True: " (uncommitted changes)", False: "", None: " (state unknown)"}
@@ -409,7 +405,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         else pd.DataFrame()
     bands = _coverage_bands(result)
     body = _ENV.from_string(_STUDY).render(
-        name=name, aim=_prose(_aim(doc)), tally=_tally(verdicts) if verdicts else "none stated",
+        name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
         status=_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
         grid=_html_table(grid), claims=_html_table(claims, status_column="status"),
         results=_html_table(results), figures=figures,
@@ -420,7 +416,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     page = _ENV.from_string(_PAGE).render(title=f"{name}: evalcert study", style=_STYLE,
                                           body=Markup(body))
     _write(out / f"{name}.html", page, written)
-    md = [f"# {name}", "", _aim(doc), "", f"Claims: {_tally(verdicts)}.", ""]
+    md = [f"# {name}", "", _aim(doc), "", f"Claims: {tally(verdicts)}.", ""]
     for title, text in sections:
         md += [f"## {title}", "", text, ""]
         if title == "Data-generating mechanisms":
@@ -442,7 +438,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                                                           "value": list(prov.values())}))]
     _write(out / f"{name}.md", "\n".join(md) + "\n", written)
     cells = len(result.cells) + sum(g.size for g in result.groups)
-    return {"name": name, "aim": _aim(doc), "cells": cells, "tally": _tally(verdicts),
+    return {"name": name, "aim": _aim(doc), "cells": cells, "tally": tally(verdicts),
             "status": _status(verdicts) if verdicts else "no claims",
             "path": "exact" if study.enumerate_outcomes is not None else "monte-carlo"}
 
