@@ -27,6 +27,7 @@ from studies.engine import (
     evaluate_claims,
     run,
 )
+from studies.engine.claims import _Judge
 from studies.suite import get_study, study_names
 from studies.suite.coverage_proportion import wrap_method
 
@@ -99,6 +100,60 @@ def test_mean_over_a_parameter_has_the_mcse_of_a_mean():
     assert found.failures["mcse"].iloc[0] == pytest.approx(math.sqrt(2) * 0.01 / 2)
 
 
+def test_a_method_that_raised_in_a_cell_breaks_the_claim_there():
+    cells = list(_result([0.96, 0.97]).cells)
+    cells.append(CellResult("s", "2", 2, {"n": 2}, "exact", {}, {"m": "ZeroDivisionError"}, b""))
+    claim = Claim("c", "", ("m",), "coverage", "at_least", 0.95)
+    found = evaluate_claims([claim], StudyResult("s", tuple(cells)))[0]
+    assert found.status == FAILS and found.compared == 3
+    assert found.worst() == "m at n=2: raised ZeroDivisionError"
+    mean = dataclasses.replace(claim, mean_over=("n",))
+    assert evaluate_claims([mean], StudyResult("s", tuple(cells)))[0].status == FAILS
+    other = dataclasses.replace(claim, methods=("other",))
+    assert evaluate_claims([other], StudyResult("s", tuple(cells)))[0].status == NOT_RUN
+
+
+def test_a_list_valued_parameter_is_compared_as_its_text():
+    cells = tuple(
+        CellResult("s", str(i), i, {"sizes": sizes}, "exact",
+                   {"m": Performance({"bias": Measure(v, 0.0)}, None)}, {}, b"")
+        for i, (sizes, v) in enumerate([([20, 5], 0.0), ([40, 10], 0.3)]))
+    claim = Claim("c", "", ("m",), "bias", "within", 0.0, where="sizes == '[20, 5]'")
+    found = evaluate_claims([claim], StudyResult("s", cells))[0]
+    assert found.status == HOLDS and found.compared == 1
+    mean = dataclasses.replace(claim, where="", mean_over=("sizes",))
+    assert evaluate_claims([mean], StudyResult("s", cells))[0].compared == 1
+
+
+def test_packed_groups_are_judged_as_their_cells():
+    # the verdicts read packed groups piece by piece; read as cells they must be the same
+    study = get_study("coverage_proportion")
+    grid = Grid({"n": [5, 10, 40], "p": [0.01, 0.1, 0.3, 0.5, 0.9], "confidence_level": [0.95],
+                 "alternative": ["two-sided", "greater"]}, n_replicates=2,
+                methods=("clopper-pearson", "wilson", "wald"))
+    result = run([study], grid=grid, rng=1, workers=1)["coverage_proportion"]
+    assert result.groups and not result.cells
+    claims = [*study.claims,
+              Claim("wald-nominal", "", ("wald", "wilson"), "coverage", "at_least",
+                    "confidence_level"),
+              Claim("wilson-mean", "", ("wilson",), "coverage", "within", "confidence_level",
+                    margin=0.001, mean_over=("p",))]
+    packed = evaluate_claims(claims, result)
+    cells = evaluate_claims(claims, result.expanded())
+    assert [v.status for v in packed] == [v.status for v in cells]
+    assert FAILS in [v.status for v in packed]
+    for a, b in zip(packed, cells, strict=True):
+        assert (a.compared, a.k, a.detectable) == (b.compared, b.k, b.detectable)
+        pd.testing.assert_frame_equal(a.failures, b.failures, check_dtype=False)
+
+
+def _judged(claim, rows):
+    """The verdict on tidy rows of cells with one parameter ``n`` (many runs, quickly)."""
+    judge = _Judge(claim, ["n"])
+    judge.add(rows.assign(error=""))
+    return judge.verdict()
+
+
 def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
     # A claim true at its bound, seen through Monte Carlo noise of known MCSE: over 2,000
     # simulated runs of 20 values it must fail in at most 5% of runs (Bonferroni), and a
@@ -107,13 +162,11 @@ def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
     claim = Claim("c", "", ("m",), "bias", "at_least", 0.95, familywise_error=0.05)
     rows = pd.DataFrame({"position": range(20), "n": range(20), "method": "m",
                          "measure": "bias", "mcse": 0.005, "n_replicates": 2000})
-    from studies.engine.claims import _verdict as judge
-
     def rate(shift):
         fails = 0
         for _ in range(2000):
             values = 0.95 + shift + gen.normal(0.0, 0.005, size=20)
-            fails += judge(claim, rows.assign(value=values), ["n"]).status == FAILS
+            fails += _judged(claim, rows.assign(value=values)).status == FAILS
         return fails / 2000
 
     assert rate(0.0) <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
@@ -198,8 +251,6 @@ def test_a_share_near_one_is_judged_with_the_se_at_the_bound():
     # Coverage estimated from R = 1024 replicates when the truth is exactly at the bound 0.97:
     # the SE at the estimate shrinks near 1 and would fail a true claim far more often than
     # stated; the SE at the bound keeps the rate near 5% (4 binomial SEs of the rate).
-    from studies.engine.claims import _verdict as judge
-
     gen = np.random.default_rng(7)
     claim = Claim("c", "", ("m",), "coverage", "at_most", 0.97, familywise_error=0.05)
     rows = pd.DataFrame({"position": range(8), "n": range(8), "method": "m",
@@ -208,7 +259,7 @@ def test_a_share_near_one_is_judged_with_the_se_at_the_bound():
     for _ in range(2000):
         share = gen.binomial(1024, 0.97, size=8) / 1024
         mcse = np.sqrt(share * (1 - share) / 1024)
-        fails += judge(claim, rows.assign(value=share, mcse=mcse), ["n"]).status == FAILS
+        fails += _judged(claim, rows.assign(value=share, mcse=mcse)).status == FAILS
     assert fails / 2000 <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
-    one = judge(claim, rows.assign(value=1.0, mcse=0.0), ["n"])  # a Monte Carlo share of 1
+    one = _judged(claim, rows.assign(value=1.0, mcse=0.0))  # a Monte Carlo share of 1
     assert one.k is not None and one.status == FAILS  # judged as Monte Carlo, not exact

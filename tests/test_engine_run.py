@@ -149,7 +149,7 @@ def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path, monkeypatch
     assert len(results_from_store(killed)["slow_mean"].cells) == 12
 
 
-def test_ctrl_c_stops_cleanly_keeping_finished_cells(tmp_path):
+def test_ctrl_c_stops_cleanly_keeping_finished_cells(tmp_path, capsys, monkeypatch):
     out = tmp_path / "run"
     process = _study_process(out)
     _wait_for_cells(out, 2, process)
@@ -159,6 +159,12 @@ def test_ctrl_c_stops_cleanly_keeping_finished_cells(tmp_path):
     assert "interrupted; finished cells are kept" in err and "Traceback" not in err
     assert _cells(out) >= 2
     assert (out / "slow_mean.csv").exists()
+    # its verdicts cover part of the grid: check and report say so and do not pass
+    monkeypatch.syspath_prepend(str(ROOT / "tests"))
+    assert main(["study", "check", str(out)]) == 1
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith(f"INCOMPLETE {out}: incomplete: ") and "of 12 cells" in line
+    assert "status interrupted" in line
 
 
 def test_run_writes_store_tables_and_status(tmp_path, capsys):

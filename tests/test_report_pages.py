@@ -61,6 +61,24 @@ def test_report_json_hashes_every_file_it_lists(quick_run):
         assert hashlib.sha256((quick_run / name).read_bytes()).hexdigest() == digest, name
     assert set(report["verdicts"]) >= {"coverage_proportion", "mean_bias"}
     assert report["provenance"]["root seed"] == "20190"
+    assert {"mean_bias.csv", "mean_bias.claims.csv", "coverage_proportion.summary.csv"} <= set(
+        report["tables"])
+    for name, digest in report["tables"].items():
+        assert hashlib.sha256((quick_run / name).read_bytes()).hexdigest() == digest, name
+    assert report["provenance"]["reproduce with"].startswith("evalcert study run ")
+    assert report["provenance"]["reproduce with"].endswith(" --grid quick --seed 20190 --out DIR")
+
+
+def test_the_reproducing_command_fits_how_the_run_was_made():
+    from studies.report.pages import _reproduce
+
+    meta = {"seed": 7, "identity": {"grid": "quick", "methods": []},
+            "command": "evalcert study run m:S --workers 2 --out /tmp/x --resume"}
+    assert _reproduce(meta, ["s"]) == "evalcert study run m:S --workers 2 --seed 7 --out DIR"
+    assert _reproduce(meta, ["mean_bias"]) == (
+        "evalcert study run mean_bias --grid quick --seed 7 --out DIR")
+    custom = {**meta, "identity": {"grid": {"parameters": {}}}}
+    assert _reproduce(custom, ["mean_bias"]).startswith("no single command: the grid was built")
 
 
 def test_the_same_run_gives_byte_identical_reports(tmp_path, monkeypatch):
@@ -106,7 +124,7 @@ def test_the_main_artefacts_exist(quick_run, name):
 
 def test_coverage_bands_say_where_a_method_meets_nominal():
     from studies.engine import CellResult, Measure, Performance, StudyResult
-    from studies.report.pages import _coverage_bands
+    from studies.report.pages import _bands_pivot, _coverage_bands
 
     def cell(i, n, method, value, mcse=0.0):
         perf = Performance({"coverage": Measure(value, mcse)}, None if mcse == 0 else 1000)
@@ -116,6 +134,41 @@ def test_coverage_bands_say_where_a_method_meets_nominal():
     cells = (cell(0, 10, "a", 0.90), cell(1, 20, "a", 0.92), cell(2, 50, "a", 0.955),
              cell(3, 10, "b", 0.99), cell(4, 500, "b", 0.935, mcse=0.005))
     bands = _coverage_bands(StudyResult("s", cells))
-    found = {(r["method"], r["n band"]): (r["cells"], r["verdict"]) for _, r in bands.iterrows()}
-    assert found == {("a", "1-29"): (2, "under-covers"), ("a", "30-99"): (1, "meets nominal"),
-                     ("b", "1-29"): (1, "over-covers"), ("b", ">= 300"): (1, "meets nominal")}
+    found = {(r["method"], r["n"]): (r["cells"], r["verdict"]) for _, r in bands.iterrows()}
+    assert found == {("a", 10): (1, "under-covers"), ("a", 20): (1, "under-covers"),
+                     ("a", 50): (1, "meets nominal"), ("b", 10): (1, "over-covers"),
+                     ("b", 500): (1, "meets nominal")}
+    texts, verdicts = _bands_pivot(bands)
+    assert texts.columns.tolist() == ["n", "a", "b"] and texts["n"].tolist() == [10, 20, 50, 500]
+    assert texts.iloc[0].tolist() == [10, "0.9000 (0) under", "0.9900 (0) over"]
+    assert verdicts.iloc[3].tolist() == ["", "", "meets nominal"]
+    # more than EXACT_N_LIMIT values of n: bands of n
+    many = tuple(cell(i, n, "a", 0.95) for i, n in enumerate(range(5, 65, 5)))
+    banded = _coverage_bands(StudyResult("s", (*many, cells[4])))
+    assert banded[["n band", "cells"]].values.tolist() == [["1-29", 5], ["30-99", 7],
+                                                           [">= 300", 1]]
+
+
+def test_a_report_of_an_incomplete_run_says_so_on_every_page(tmp_path, capsys):
+    import sqlite3
+
+    out = tmp_path / "run"
+    _report(BINOMIAL, out)
+    assert "This run is" not in (out / "index.html").read_text()
+    with sqlite3.connect(out / "run.sqlite") as db:
+        db.execute("DELETE FROM cells WHERE position >= 4")
+    assert main(["study", "report", str(out)]) == 1
+    assert "INCOMPLETE" in capsys.readouterr().out
+    for page in ("index.html", "binomial_coverage.html", "binomial_coverage.md", "index.md"):
+        text = (out / page).read_text()
+        assert "This run is incomplete: 4 of 6 cells finished" in text, page
+    assert json.loads((out / "report.json").read_text())["provenance"]["run"].startswith(
+        "incomplete: 4 of 6 cells")
+
+
+def test_docstring_prose_keeps_code_and_bold_properly_nested():
+    from studies.report.pages import _prose
+
+    found = str(_prose("a ``x**y`` and **b** c ``z**`` **bold ``q``** <e> `s`"))
+    assert found == ("<p>a <code>x**y</code> and <strong>b</strong> c <code>z**</code> "
+                     "<strong>bold <code>q</code></strong> &lt;e&gt; <code>s</code></p>")

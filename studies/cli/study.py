@@ -3,8 +3,10 @@
 ``study run`` stores every finished cell in ``OUT/run.sqlite`` as it finishes, then judges
 each study's claims and writes its tables beside the store (`studies.report.write_tables`). It
 exits 0 when every claim holds and 1 when one fails (one line per failing claim); ``study
-check OUT`` judges a stored run again. Ctrl-C stops the run keeping the finished cells and
-writing their tables (exit status 130); ``--resume`` continues it.
+check OUT`` judges a stored run again, and also exits 1 (a line ``INCOMPLETE``) when the run
+did not finish every cell, since its verdicts then cover part of the grid. Ctrl-C stops the
+run keeping the finished cells and writing their tables (exit status 130); ``--resume``
+continues it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from studies.engine import (
     evaluate_claims,
     results_from_store,
     run,
+    run_state,
 )
 from studies.engine.claims import tally
 from studies.engine.store import DB_NAME, existing_store
@@ -126,7 +129,7 @@ def _run(args: argparse.Namespace) -> int:
               f"--resume --out {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
     verdicts = _judge(results, studies)
-    write_tables(results, out, studies, verdicts)
+    summaries = write_tables(results, out, studies, verdicts)
     for name, result in results.items():
         cells = len(result.cells) + sum(g.size for g in result.groups)
         table = f"{name}.summary.csv" if result.groups else f"{name}.csv"
@@ -134,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
         for method, (params, message) in result.first_errors().items():
             print(f"  method {method} failed (first failing cell {dict(params)}): {message}")
     status = _failing(verdicts)  # the verdicts are printed before the report is drawn
-    print(f"report: {write_report(out, studies, results, verdicts)}")
+    print(f"report: {write_report(out, studies, results, verdicts, summaries=summaries)}")
     return status
 
 
@@ -170,19 +173,29 @@ def _stored(directory: Path) -> tuple[RunResults, list[Study]]:
     return results, studies
 
 
+def _incomplete(directory: Path) -> int:
+    """A line naming an incomplete run (its verdicts are partial); the exit status."""
+    state = run_state(directory)
+    if state.complete:
+        return 0
+    print(f"INCOMPLETE {directory}: {state.describe()}; continue it with study run ... "
+          f"--resume --out {directory}")
+    return EXIT_CLAIM_FAILS
+
+
 def _check(args: argparse.Namespace) -> int:
     results, studies = _stored(args.directory)
     verdicts = _judge(results, studies)
     for name, found in verdicts.items():
         print(f"{name}: {_tally(found)}")
-    return _failing(verdicts)
+    return max(_failing(verdicts), _incomplete(args.directory))
 
 
 def _report(args: argparse.Namespace) -> int:
     results, studies = _stored(args.directory)
     verdicts = _judge(results, studies)
     print(f"report: {write_report(args.directory, studies, results, verdicts, out=args.out)}")
-    return _failing(verdicts)
+    return max(_failing(verdicts), _incomplete(args.directory))
 
 
 def _status(args: argparse.Namespace) -> int:

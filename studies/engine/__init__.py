@@ -25,7 +25,7 @@ from studies.engine.performance import (
     performance,
 )
 from studies.engine.planning import PATHS
-from studies.engine.reading import results_from_store
+from studies.engine.reading import RunState, results_from_store, run_state
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
 from studies.engine.runner import run
 
@@ -46,6 +46,7 @@ __all__ = [
     "Params",
     "Performance",
     "RunResults",
+    "RunState",
     "Sample",
     "Study",
     "StudyResult",
@@ -57,4 +58,5 @@ __all__ = [
     "performance",
     "results_from_store",
     "run",
+    "run_state",
 ]

@@ -25,7 +25,8 @@ been refuted by the run; its detectable deviation says how strongly the run coul
 
 A verdict is ``HOLDS``, ``FAILS`` (with the values that break it, worst first) or ``NOT RUN``
 (the run has no value in the claim's region: its grid or its methods do not reach it). An
-undefined (nan) value in the region breaks the claim.
+undefined (nan) value in the region breaks the claim, and so does a cell where a method of the
+claim raised. Parameters holding lists are compared as their text (`studies.engine.regions`).
 
 References
 ----------
@@ -37,7 +38,7 @@ performance measures, section 5.2). Bonferroni correction: Hochberg & Tamhane (1
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,8 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from studies.engine.results import FRAME_COLUMNS, StudyResult
+from studies.engine.regions import as_text, region_mask
+from studies.engine.results import StudyResult
 
 __all__ = ["COMPARISONS", "FAILS", "HOLDS", "NOT_RUN", "Claim", "Verdict", "evaluate_claims",
            "tally"]
@@ -57,6 +59,8 @@ SHARES: tuple[str, ...] = ("coverage", "be_coverage", "rejection")
 _Z95 = float(stats.norm.isf(0.05))
 HOLDS, FAILS, NOT_RUN = "HOLDS", "FAILS", "NOT RUN"
 _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}
+# The columns of `Verdict.failures` besides the parameters.
+_FAILURE_COLUMNS = ("method", "value", "mcse", "error", "bound", "excess", "allowance")
 
 
 @dataclass(frozen=True)
@@ -156,8 +160,9 @@ class Verdict:
         precise value: ``(k + 1.645) x`` the largest SE, or the exact tolerance.
     failures : pandas.DataFrame
         The values that break the claim, worst first: the parameters, ``method``, ``value``,
-        ``mcse``, ``bound`` (the target with the margin) and ``excess`` (how far beyond the
-        bound and its allowance; nan for an undefined value).
+        ``mcse``, ``error`` (what the method raised in the cell, else empty), ``bound`` (the
+        target with the margin), ``excess`` (how far beyond the bound and its allowance; nan
+        for an undefined value) and ``allowance``.
     """
 
     claim: Claim
@@ -172,9 +177,10 @@ class Verdict:
         if self.failures.empty:
             return ""
         row = self.failures.iloc[0]
-        params = [c for c in self.failures.columns
-                  if c not in ("method", "value", "mcse", "bound", "excess", "allowance")]
+        params = [c for c in self.failures.columns if c not in _FAILURE_COLUMNS]
         where = ", ".join(f"{c}={row[c]}" for c in params)
+        if row["error"]:
+            return f"{row['method']} at {where}: raised {row['error']}"
         return (f"{row['method']} at {where}: {self.claim.measure} {row['value']:.6g} "
                 f"(bound {row['bound']:.6g}, MCSE {row['mcse']:.2g})")
 
@@ -190,31 +196,14 @@ class Verdict:
                 "worst": self.worst()}
 
 
-def _claim_rows(result: StudyResult, claims: Sequence[Claim]) -> pd.DataFrame:
-    """The rows of the tidy frame the claims read (read group by group: full grids are large)."""
-    wanted = {(m, c.measure) for c in claims for m in c.methods}
-    keep = []
-    for piece in result.frames():
-        pairs = pd.Series(list(zip(piece["method"], piece["measure"], strict=True)),
-                          index=piece.index)
-        keep.append(piece[pairs.isin(wanted)].drop(columns=["study"]))
-    keep = [k for k in keep if len(k)]
-    return pd.concat(keep, ignore_index=True) if keep else pd.DataFrame()
-
-
-def _mean_over(rows: pd.DataFrame, claim: Claim, params: list[str]) -> pd.DataFrame:
-    """Means over ``claim.mean_over``; an undefined value makes its mean undefined."""
-    keys = ["method", *(p for p in params if p not in claim.mean_over)]
-    grouped = rows.assign(square=rows["mcse"] ** 2, null=rows["null"] ** 2).groupby(
-        keys, sort=False, dropna=False)
-    found = grouped.agg(value=("value", lambda s: float(np.mean(s.to_numpy()))),
-                        target=("target", "mean"), count=("value", "size"),
-                        square=("square", "sum"), null=("null", "sum"),
-                        replicates=("n_replicates", "min"))
-    count = found.pop("count")
-    found["mcse"] = np.sqrt(found.pop("square")) / count
-    found["null"] = np.sqrt(found["null"]) / count
-    return found.reset_index()
+def _deviation(claim: Claim, value: NDArray[np.float64], target: NDArray[np.float64]
+               ) -> NDArray[np.float64]:
+    """How far each value lies beyond the claim's bound (positive: on the wrong side)."""
+    if claim.comparison == "at_least":
+        return _bound(claim, target) - value
+    if claim.comparison == "at_most":
+        return value - _bound(claim, target)
+    return np.abs(value - target) - claim.margin
 
 
 def _null_se(claim: Claim, bound: NDArray[np.float64], replicates: NDArray[np.float64]
@@ -238,51 +227,129 @@ def _bound(claim: Claim, target: NDArray[np.float64]) -> NDArray[np.float64]:
     return target + claim.margin if claim.comparison == "at_most" else target
 
 
-def _verdict(claim: Claim, rows: pd.DataFrame, params: list[str]) -> Verdict:
-    if len(rows):
+class _Judge:
+    """One claim's verdict, built from a study's rows piece by piece.
+
+    Only what the verdict needs is kept: counts, the largest SE, the exact values that break
+    the claim, the Monte Carlo values beyond their bound (whether they break it depends on
+    ``k``, known once every value is counted) and, for a mean over parameters, partial sums.
+    """
+
+    def __init__(self, claim: Claim, params: list[str]) -> None:
+        self.claim = claim
+        self.params = params
+        self.compared = self.monte_carlo = 0
+        self.any_exact = False
+        self.spread = 0.0  # the largest SE of a Monte Carlo value
+        self.broken: list[pd.DataFrame] = []
+        self.beyond: list[pd.DataFrame] = []
+        self.partial: list[pd.DataFrame] = []
+
+    def add(self, rows: pd.DataFrame) -> None:
+        """Take the rows of a piece (tidy columns and ``error``) that are in the claim."""
+        claim = self.claim
         rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
-    if len(rows) and claim.where:  # the region reads the grid parameters only
-        rows = rows.loc[rows[params].query(claim.where).index]
-    if rows.empty:
-        return Verdict(claim, NOT_RUN, 0, None, math.nan, pd.DataFrame())
-    rows = rows.assign(target=rows[claim.target] if isinstance(claim.target, str)
-                       else float(claim.target))
-    replicates = rows["n_replicates"].astype(float).to_numpy()
-    rows = rows.assign(n_replicates=replicates, null=_null_se(
-        claim, _bound(claim, rows["target"].to_numpy(float)), replicates))
-    if claim.mean_over:
-        rows = _mean_over(rows, claim, params).rename(columns={"replicates": "n_replicates"})
-        params = [p for p in params if p not in claim.mean_over]
-    value, mcse = rows["value"].to_numpy(float), rows["mcse"].to_numpy(float)
-    # the path, not a zero MCSE, makes a value exact: a Monte Carlo share of 0 or 1 has MCSE 0
-    monte_carlo = ~np.isnan(rows["n_replicates"].to_numpy(float))
-    m = int(monte_carlo.sum())
-    sides = 2 if claim.comparison == "within" else 1
-    k = float(stats.norm.isf(claim.familywise_error / (sides * m))) if m else None
-    # shares (coverage, rejection): the SE at the bound, where a true claim is tightest
-    spread = np.where(np.isnan(rows["null"].to_numpy(float)), mcse, rows["null"])
-    allowance = np.where(monte_carlo, (k or 0.0) * spread, claim.exact_tolerance)
-    target = rows["target"].to_numpy(float)
-    bound = _bound(claim, target)
-    if claim.comparison == "at_least":
-        excess = bound - allowance - value
-    elif claim.comparison == "at_most":
-        excess = value - bound - allowance
-    else:
-        excess = np.abs(value - target) - claim.margin - allowance
-    broken = np.isnan(value) | (excess > 0)
-    failures = rows.loc[broken, [*params, "method", "value", "mcse"]].assign(
-        bound=bound[broken], excess=excess[broken], allowance=allowance[broken])
-    failures = failures.sort_values("excess", ascending=False, na_position="first",
-                                    kind="stable", ignore_index=True)
-    # a deviation this far beyond the bound is flagged with probability >= 0.95
-    detectable = float(np.max(np.where(monte_carlo, ((k or 0.0) + _Z95) * spread,
-                                       claim.exact_tolerance)))
-    return Verdict(claim, FAILS if broken.any() else HOLDS, len(rows), k, detectable, failures)
+        if len(rows) and claim.where:  # the region reads the grid parameters only
+            rows = rows[region_mask(rows[self.params], claim.where)]
+        if rows.empty:
+            return
+        target = (rows[claim.target].to_numpy(float) if isinstance(claim.target, str)
+                  else np.full(len(rows), float(claim.target)))
+        replicates = rows["n_replicates"].to_numpy(float, na_value=np.nan)
+        rows = rows.assign(target=target, n_replicates=replicates,
+                           null=_null_se(claim, _bound(claim, target), replicates))
+        if claim.mean_over:
+            self.partial.append(self._sums(rows))
+        else:
+            self._judge(rows, self.params)
+
+    def _keys(self) -> list[str]:
+        return ["method", *(p for p in self.params if p not in self.claim.mean_over)]
+
+    def _sums(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """Sums over ``mean_over`` at each value of the other parameters (one piece)."""
+        rows = as_text(rows).assign(undefined=rows["value"].isna(), square=rows["mcse"] ** 2,
+                                    null=rows["null"] ** 2)
+        return rows.groupby(self._keys(), sort=False, dropna=False).agg(
+            value=("value", "sum"), undefined=("undefined", "sum"), count=("value", "size"),
+            square=("square", "sum"), null=("null", "sum"), target=("target", "sum"),
+            n_replicates=("n_replicates", "min"), error=("error", "max"))
+
+    def _means(self) -> pd.DataFrame:
+        """The means over ``mean_over``; an undefined value makes its mean undefined."""
+        both = pd.concat(self.partial)
+        sums = both.groupby(level=list(range(both.index.nlevels)), sort=False,
+                            dropna=False).agg(
+            value=("value", "sum"), undefined=("undefined", "sum"), count=("count", "sum"),
+            square=("square", "sum"), null=("null", "sum"), target=("target", "sum"),
+            n_replicates=("n_replicates", "min"), error=("error", "max"))
+        count = sums["count"]
+        null = np.sqrt(sums["null"]) / count if self.claim.measure in SHARES else np.nan
+        return sums.assign(
+            value=(sums["value"] / count).where(sums["undefined"] == 0),
+            mcse=np.sqrt(sums["square"]) / count, null=null, target=sums["target"] / count,
+        ).reset_index()
+
+    def _judge(self, rows: pd.DataFrame, params: list[str]) -> None:
+        claim = self.claim
+        value, mcse = rows["value"].to_numpy(float), rows["mcse"].to_numpy(float)
+        # the path, not a zero MCSE, makes a value exact: a Monte Carlo share of 0 or 1 has MCSE 0
+        monte_carlo = ~np.isnan(rows["n_replicates"].to_numpy(float))
+        null = rows["null"].to_numpy(float)
+        # shares (coverage, rejection): the SE at the bound, where a true claim is tightest
+        spread = np.where(np.isnan(null), mcse, null)
+        target = rows["target"].to_numpy(float)
+        deviation = _deviation(claim, value, target)
+        undefined = np.isnan(value)
+        self.compared += len(rows)
+        self.monte_carlo += int(monte_carlo.sum())
+        self.any_exact = self.any_exact or bool((~monte_carlo).any())
+        if monte_carlo.any():
+            self.spread = float(np.fmax(self.spread, np.nanmax(
+                np.where(monte_carlo, spread, np.nan), initial=0.0)))
+        shown = rows[[*params, "method", "value", "mcse", "error"]].assign(
+            bound=_bound(claim, target), deviation=deviation, spread=spread)
+        exact_broken = ~monte_carlo & (undefined | (deviation > claim.exact_tolerance))
+        if exact_broken.any():
+            self.broken.append(shown[exact_broken].assign(
+                allowance=claim.exact_tolerance,
+                excess=deviation[exact_broken] - claim.exact_tolerance))
+        beyond = monte_carlo & (undefined | (deviation > 0))
+        if beyond.any():
+            self.beyond.append(shown[beyond])
+
+    def verdict(self) -> Verdict:
+        """The verdict on every row taken."""
+        claim = self.claim
+        if self.partial:
+            self._judge(self._means(), self._keys()[1:])
+        if not self.compared:
+            return Verdict(claim, NOT_RUN, 0, None, math.nan, pd.DataFrame())
+        m = self.monte_carlo
+        sides = 2 if claim.comparison == "within" else 1
+        k = float(stats.norm.isf(claim.familywise_error / (sides * m))) if m else None
+        broken = list(self.broken)
+        for rows in self.beyond:
+            allowance = (k or 0.0) * rows["spread"]
+            rows = rows.assign(allowance=allowance, excess=rows["deviation"] - allowance)
+            broken.append(rows[rows["value"].isna() | (rows["excess"] > 0)])
+        failures = pd.concat(broken, ignore_index=True) if broken else pd.DataFrame(
+            columns=list(_FAILURE_COLUMNS))
+        failures = failures.drop(columns=["deviation", "spread"], errors="ignore").sort_values(
+            "excess", ascending=False, na_position="first", kind="stable", ignore_index=True)
+        # a deviation this far beyond the bound is flagged with probability >= 0.95
+        detectable = max(((k or 0.0) + _Z95) * self.spread if m else 0.0,
+                         claim.exact_tolerance if self.any_exact else 0.0)
+        return Verdict(claim, FAILS if len(failures) else HOLDS, self.compared, k, detectable,
+                       failures)
 
 
 def evaluate_claims(claims: Iterable[Claim], result: StudyResult) -> list[Verdict]:
     """The verdict on each claim for a study's results.
+
+    The results are read in pieces of packed groups (`StudyResult.frames`), so a grid of
+    millions of cells is judged without building its tidy frame. A method that raised in a
+    cell of a claim's region breaks the claim there (its value is undefined).
 
     Examples
     --------
@@ -298,9 +365,30 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult) -> list[Verdic
     claims = list(claims)
     if not claims:
         return []
-    rows = _claim_rows(result, claims)
-    params = [c for c in rows.columns if c not in FRAME_COLUMNS]
-    return [_verdict(claim, rows, params) for claim in claims]
+    methods = {m for c in claims for m in c.methods}
+    measures = {c.measure for c in claims}
+    params = list(dict.fromkeys([*result.parameters, *_cell_parameters(result)]))
+    judges = [_Judge(claim, params) for claim in claims]
+    for piece in result.frames(methods=methods, measures=measures, batch_rows=_BATCH_ROWS):
+        piece = piece.assign(error="")
+        for judge in judges:
+            judge.add(piece)
+    errors = result.errors_frame(methods)
+    if len(errors):
+        errors = errors.assign(value=np.nan, mcse=np.nan, n_replicates=np.nan)
+        for judge in judges:
+            judge.add(errors.assign(measure=judge.claim.measure))
+    return [judge.verdict() for judge in judges]
+
+
+_BATCH_ROWS = 500_000  # rows per piece read: the per-piece cost paid rarely, memory bounded
+
+
+def _cell_parameters(result: StudyResult) -> list[str]:
+    """The parameter names of a result that does not name them (its cells' own order)."""
+    names = [k for c in result.cells for k in c.params]
+    names += [k for g in result.groups for k in (*g.shared, *g.axes)]
+    return list(dict.fromkeys(names))
 
 
 def tally(verdicts: Iterable[Verdict]) -> str:

@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 
 from studies.engine.claims import Claim
 from studies.engine.performance import MEASURES, Estimates
+from studies.engine.regions import region_mask
 
 __all__ = ["FIGURE_KINDS", "Figure", "Grid", "Method", "Params", "Sample", "Study"]
 
@@ -170,7 +171,8 @@ def _check_where(where: str, grid: Grid, what: str) -> None:
         return
     try:
         # one cell of the grid: the query must name its parameters and fit their types
-        pd.DataFrame({k: [next(iter(v))] for k, v in grid.parameters.items()}).query(where)
+        region_mask(pd.DataFrame({k: [next(iter(v))] for k, v in grid.parameters.items()}),
+                    where)
     except Exception as error:  # pandas raises many kinds of errors on a bad query
         raise ValueError(f"`where` must be a query over the parameters of the {what} "
                          f"({', '.join(grid.parameters)}); got {where!r} "

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from studies.engine.design import Study
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
 from studies.engine.store import RunStore, existing_store
 
-__all__ = ["group_results", "read_store", "results_from_store"]
+__all__ = ["RunState", "group_results", "read_store", "results_from_store", "run_state"]
 
 
 def read_store(store: RunStore) -> list[CellResult | PackedGroup]:
@@ -71,3 +73,43 @@ def results_from_store(directory: str | os.PathLike[str]) -> RunResults:
     grids = meta.get("grids", {})
     return group_results(finished, list(meta["identity"]["studies"]),
                          {name: list(grid["parameters"]) for name, grid in grids.items()})
+
+
+@dataclass(frozen=True)
+class RunState:
+    """How far a stored run got: its recorded status and its finished cells per study.
+
+    ``status`` is ``"complete"``, ``"interrupted"`` (stopped by Ctrl-C or an error) or
+    ``"running or killed"`` (no end recorded: still running, or killed).
+    """
+
+    status: str
+    finished: Mapping[str, int]
+    total: Mapping[str, int]
+
+    @property
+    def complete(self) -> bool:
+        """Whether the run ended normally with every cell of every study finished."""
+        return self.status == "complete" and all(
+            self.finished.get(name, 0) >= count for name, count in self.total.items())
+
+    def describe(self) -> str:
+        """One line: ``complete``, or how incomplete (cells finished of the grid's, status)."""
+        if self.complete:
+            return "complete"
+        done, total = sum(self.finished.values()), sum(self.total.values())
+        return (f"incomplete: {done:,} of {total:,} cells finished (status {self.status}); "
+                "verdicts and tables cover the finished cells only")
+
+
+def run_state(directory: str | os.PathLike[str]) -> RunState:
+    """The `RunState` of the run in ``directory`` (ValueError if it holds no run)."""
+    store = existing_store(Path(directory))
+    try:
+        meta = store.metadata()
+        finished = store.finished_cells()
+    finally:
+        store.close()
+    total = {name: math.prod(len(v) for v in grid["parameters"].values())
+             for name, grid in meta.get("grids", {}).items()}
+    return RunState(str(meta.get("status", "running or killed")), finished, total)

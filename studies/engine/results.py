@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -132,10 +132,15 @@ class PackedGroup:
                        estimates=b"", seconds=seconds)
             for i, (position, cell) in enumerate(zip(self.positions, params, strict=True)))
 
-    def to_frame(self) -> pd.DataFrame:
-        """The group's tidy rows (`StudyResult.to_frame`), built from its arrays."""
+    def to_frame(self, *, methods: Collection[str] | None = None,
+                 measures: Collection[str] | None = None) -> pd.DataFrame:
+        """The group's tidy rows (`StudyResult.to_frame`), built from its arrays.
+
+        Only the rows of ``methods`` and ``measures``, when given.
+        """
         pieces = [(method, measure, values) for method, found in self.values.items()
-                  for measure, values in found.items()]
+                  if methods is None or method in methods
+                  for measure, values in found.items() if measures is None or measure in measures]
         k = len(pieces)
         columns: dict[str, Any] = {"study": self.study,
                                    "position": np.repeat(self.positions, k)}
@@ -147,7 +152,8 @@ class PackedGroup:
                             else np.empty(0))
         columns["mcse"] = 0.0
         columns["path"] = "exact"
-        columns["n_replicates"] = pd.array([pd.NA] * (self.size * k), dtype="Int64")
+        columns["n_replicates"] = pd.arrays.IntegerArray(  # missing: the exact path
+            np.zeros(self.size * k, dtype=np.int64), np.ones(self.size * k, dtype=bool))
         return pd.DataFrame(columns)
 
     def to_row(self) -> dict[str, Any]:
@@ -209,16 +215,58 @@ class StudyResult:
             if (method is None or name == method) and measure in perf.measures
         ]
 
-    def frames(self) -> Iterator[pd.DataFrame]:
-        """The tidy frame of `to_frame` in pieces: the plain cells, then each packed group.
+    def frames(self, *, methods: Collection[str] | None = None,
+               measures: Collection[str] | None = None, batch_rows: int = 0
+               ) -> Iterator[pd.DataFrame]:
+        """The tidy frame of `to_frame` in pieces: the plain cells, then the packed groups.
 
-        Reads a grid of millions of packed cells one group at a time (a group of
+        Reads a grid of millions of packed cells a few groups at a time (a group of
         ``coverage_proportion``'s full grid is 1,000 cells, about 50,000 rows).
+
+        Parameters
+        ----------
+        methods, measures : collection of str, optional
+            Only the rows of these methods and measures (built from the groups' arrays
+            without the others).
+        batch_rows : int
+            Join consecutive groups into pieces of at least this many rows (0: one piece
+            per group), so that a reader pays its per-piece cost fewer times.
         """
         if self.cells:
-            yield _standard(_cells_frame(self.study, self.cells), self.parameters)
+            frame = _cells_frame(self.study, self.cells, methods, measures)
+            if len(frame):
+                yield _standard(frame, self.parameters)
+        batch: list[pd.DataFrame] = []
+        size = 0
         for group in self.groups:
-            yield _standard(group.to_frame(), self.parameters)
+            frame = group.to_frame(methods=methods, measures=measures)
+            if not len(frame):
+                continue
+            batch.append(frame)
+            size += len(frame)
+            if size >= batch_rows:
+                yield _standard(_joined(batch), self.parameters)
+                batch, size = [], 0
+        if batch:
+            yield _standard(_joined(batch), self.parameters)
+
+    def errors_frame(self, methods: Collection[str] | None = None) -> pd.DataFrame:
+        """One row per (cell, method that raised in it): the parameters, method and error.
+
+        A packed group's error stands for every cell of the group.
+        """
+        rows: list[dict[str, Any]] = [
+            {"position": cell.position, **cell.params, "method": method, "error": message}
+            for cell in self.cells for method, message in cell.errors.items()
+            if methods is None or method in methods]
+        for group in self.groups:
+            for method, message in group.errors.items():
+                if methods is None or method in methods:
+                    rows += [{"position": int(position), **cell, "method": method,
+                              "error": message} for position, cell in zip(
+                                  group.positions, cell_params(group.shared, group.axes),
+                                  strict=True)]
+        return pd.DataFrame.from_records(rows)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per (cell, method, measure), in grid order.
@@ -254,13 +302,20 @@ class StudyResult:
 
 
 
-def _cells_frame(study: str, cells: Sequence[CellResult]) -> pd.DataFrame:
+def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+
+
+def _cells_frame(study: str, cells: Sequence[CellResult],
+                 methods: Collection[str] | None = None,
+                 measures: Collection[str] | None = None) -> pd.DataFrame:
     records = [
         {"study": study, "position": cell.position, **cell.params, "method": method,
          "measure": measure, "value": found.value, "mcse": found.mcse, "path": cell.path,
          "n_replicates": perf.n_replicates}
         for cell in cells for method, perf in cell.performance.items()
-        for measure, found in perf.measures.items()]
+        if methods is None or method in methods
+        for measure, found in perf.measures.items() if measures is None or measure in measures]
     frame = pd.DataFrame.from_records(records)
     if not records:
         return frame

@@ -6,6 +6,13 @@
 """
 
 from studies.report.pages import write_report
-from studies.report.tables import cell_table, claims_table, headline_table, write_tables
+from studies.report.tables import (
+    cell_table,
+    claims_table,
+    headline_table,
+    summaries,
+    write_tables,
+)
 
-__all__ = ["cell_table", "claims_table", "headline_table", "write_report", "write_tables"]
+__all__ = ["cell_table", "claims_table", "headline_table", "summaries", "write_report",
+           "write_tables"]

@@ -18,7 +18,8 @@ How the cells are found:
   store (`cell_estimates`, given ``run_dir``).
 
 Parameters holding lists (say stratum sizes ``[200, 50, 20]``) are compared as their text, as
-the plots label them: ``where="sizes == '[200, 50, 20]'"``.
+the plots label them and as claims compare them (`studies.engine.regions`):
+``where="sizes == '[200, 50, 20]'"``.
 
 A figure whose query selects no cells raises ValueError with a one-line message naming the
 figure, the study and the query, so that a report fails loudly when a grid changes under its
@@ -38,6 +39,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from studies.engine import CellResult, Figure, PackedGroup, Study, StudyResult, seeding
+from studies.engine.regions import region_mask
 from studies.engine.store import existing_store
 from studies.report import plots
 
@@ -125,12 +127,9 @@ def figure_rows(figure: Figure, study: Study, result: StudyResult) -> pd.DataFra
         methods = [options["method"]]
     kept: list[pd.DataFrame] = []
     selected = False
-    for piece in _selected_pieces(figure, study, result):
+    for piece in _selected_pieces(figure, study, result, None if methods is None
+                                  else list(methods), None if measure is None else [measure]):
         selected = True
-        if measure is not None:
-            piece = piece[piece["measure"] == measure]
-        if methods is not None:
-            piece = piece[piece["method"].isin(list(methods))]
         if not piece.empty:
             kept.append(piece)
     if not selected:
@@ -203,24 +202,32 @@ def cell_estimates(run_dir: str | Path, study: str, params: Mapping[str, Any]
 # Selecting cells
 
 
-def _selected_pieces(figure: Figure, study: Study, result: StudyResult
+def _selected_pieces(figure: Figure, study: Study, result: StudyResult,
+                     methods: list[str] | None, measures: list[str] | None
                      ) -> Iterator[pd.DataFrame]:
     """The tidy rows of the selected cells: the plain cells', then each packed group's.
 
     The query runs on each piece's cell parameters; only a piece with selected cells is
-    turned into tidy rows.
+    turned into tidy rows, and only those of ``methods`` and ``measures`` (None: all).
     """
     if result.cells:
         chosen = _chosen(figure, study, [dict(c.params) for c in result.cells])
         if chosen.size:
             cells = tuple(result.cells[i] for i in chosen)
-            yield StudyResult(result.study, cells, parameters=result.parameters).to_frame()
+            yield _rows(StudyResult(result.study, cells, parameters=result.parameters),
+                        methods, measures)
     for group in result.groups:
         chosen = _chosen(figure, study, _group_params(group))
         if chosen.size:
-            rows = StudyResult(result.study, groups=(group,),
-                               parameters=result.parameters).to_frame()
-            yield rows[rows["position"].isin(group.positions[chosen])]
+            rows = _rows(StudyResult(result.study, groups=(group,),
+                                     parameters=result.parameters), methods, measures)
+            yield rows[rows["position"].isin(group.positions[chosen])] if len(rows) else rows
+
+
+def _rows(result: StudyResult, methods: list[str] | None, measures: list[str] | None
+          ) -> pd.DataFrame:
+    found = list(result.frames(methods=methods, measures=measures))
+    return pd.concat(found, ignore_index=True) if found else pd.DataFrame()
 
 
 def _group_params(group: PackedGroup) -> pd.DataFrame:
@@ -232,25 +239,12 @@ def _chosen(figure: Figure, study: Study,
             params: Sequence[Mapping[str, Any]] | pd.DataFrame) -> NDArray[np.intp]:
     """Indices of the cells (rows of ``params``) that ``figure.where`` selects."""
     frame = params if isinstance(params, pd.DataFrame) else pd.DataFrame(list(params))
-    frame = _as_text(frame.reset_index(drop=True))
-    if not figure.where:
-        return np.arange(len(frame))
     try:
-        selected = frame.query(figure.where)
+        return np.flatnonzero(region_mask(frame, figure.where))
     except Exception as error:  # pandas raises many kinds for a bad query
         raise _Selection(f"{_name(figure, study)} has a `where` that is not a query over its "
                          f"parameters ({_first_line(error)}); where={figure.where!r}"
                          ) from error
-    return selected.index.to_numpy(dtype=np.intp)
-
-
-def _as_text(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with list-valued columns (e.g. stratum sizes) as their text."""
-    listed = [c for c in frame.columns if frame[c].dtype == object and frame[c].map(
-        lambda v: isinstance(v, list | tuple | dict | np.ndarray)).any()]
-    if not listed:
-        return frame
-    return frame.assign(**{c: frame[c].map(str) for c in listed})
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 What an auditor reads. `write_report` turns a run directory (its store, its tables) into
 
 * ``index.html`` / ``index.md``: every study with its aim, its size and its claims' verdicts,
-  and the run's provenance;
+  and the run's provenance (a run that did not finish every cell says so at the top of every
+  page: its verdicts cover the finished cells only);
 * ``<study>.html`` / ``<study>.md``: a study in ADEMP order (Morris, White & Crowther 2019; the
   layout simChef uses): aims, data-generating mechanisms and grid, estimands, methods,
   performance measures (from the study module's docstring), then the claims with their
@@ -13,7 +14,8 @@ What an auditor reads. `write_report` turns a run directory (its store, its tabl
   Markdown;
 * ``results.csv``: the tidy table of every cell, method and measure with its MCSE (studies
   stored as packed groups of more than `TIDY_CSV_LIMIT` cells are left out and say so);
-* ``report.json``: the provenance, every verdict, and the SHA-256 of every file written.
+* ``report.json``: the provenance, every verdict, the SHA-256 of every file written
+  (``files``) and of the study tables in the run directory (``tables``).
 
 Pages are self-contained: figures are inline SVG (element ids prefixed per figure), styles are
 inline, there is no JavaScript and nothing is fetched, so a page opens offline from disk. Every
@@ -31,6 +33,7 @@ import importlib
 import json
 import math
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -40,11 +43,13 @@ import pandas as pd
 from jinja2 import Environment
 from markupsafe import Markup
 
-from studies.engine import FAILS, HOLDS, NOT_RUN, Study, StudyResult, Verdict
+from studies.engine import FAILS, HOLDS, NOT_RUN, Study, StudyResult, Verdict, run_state
 from studies.engine.claims import tally
+from studies.engine.results import FRAME_COLUMNS
 from studies.engine.store import existing_store
 from studies.report.figures import draw
 from studies.report.tables import claims_table, headline_table
+from studies.report.tables import summaries as study_summaries
 from studies.suite import STUDY_MODULES
 
 __all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "ademp_sections", "write_report"]
@@ -120,6 +125,7 @@ _PAGE = """<!DOCTYPE html>
 
 _INDEX = """
 <h1>evalcert study report</h1>
+{% if incomplete %}<p class="FAILS">This run is {{ incomplete }}.</p>{% endif %}
 <p>{{ studies|length }} studies on the {{ grid }} grid, root seed {{ seed }}.
 Claims: {{ counts.HOLDS }} hold, {{ counts.FAILS }} fail, {{ counts['NOT RUN'] }} not run.</p>
 <table><thead><tr><th>study</th><th>aim</th><th>path</th><th>cells</th>
@@ -138,16 +144,15 @@ provenance and file hashes in <a href="report.json">report.json</a>.</p>
 _STUDY = """
 <p><a href="index.html">index</a></p>
 <h1>{{ name }}</h1>
+{% if incomplete %}<p class="FAILS">This run is {{ incomplete }}.</p>{% endif %}
 {{ aim }}
 <p class="{{ status|replace(' ', '-') }}">Claims: {{ tally }}.</p>
 {% for title, text in ademp %}<h2>{{ title }}</h2>{{ text }}
 {% if title == 'Data-generating mechanisms' %}{{ grid }}{% endif %}{% endfor %}
 <h2>Claims and verdicts</h2>
 {{ claims }}
-{% if bands %}<h2>Coverage by method and n band</h2>
-<p>At the 95% level (two-sided where the study has one-sided intervals too): a method
-under-covers in a band when its mean coverage is below 0.94 by more than 1.96 MCSE, and
-over-covers when above 0.96 by as much.</p>
+{% if bands %}<h2>Coverage by method and condition</h2>
+<p>{{ bands_text }}</p>
 {{ bands }}{% endif %}
 {% if summary %}<h2>Summary</h2>
 <p>The study's headline table (also in <code>{{ name }}.summary.csv</code>).</p>
@@ -197,10 +202,7 @@ def _prose(text: str) -> Markup:
     """Docstring text as HTML: paragraphs, bullet lists, ``code`` and **bold**, escaped."""
     blocks = []
     for block in re.split(r"\n\s*\n", text.strip()):
-        escaped = html.escape(block)
-        escaped = re.sub(r"``(.+?)``", r"<code>\1</code>", escaped, flags=re.S)
-        escaped = re.sub(r"(?<![`\w])`([^`\n]+?)`(?!`)", r"<code>\1</code>", escaped)
-        escaped = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped, flags=re.S)
+        escaped = _inline(html.escape(block))
         lines = escaped.splitlines()
         if lines and lines[0].lstrip().startswith("* "):
             items = re.split(r"\n\s*\* ", "\n" + escaped.strip())[1:]
@@ -210,22 +212,43 @@ def _prose(text: str) -> Markup:
     return Markup("\n".join(blocks))
 
 
+def _inline(escaped: str) -> str:
+    """``code`` and `code` spans, then **bold** outside them (so tags always nest)."""
+    spans: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        spans.append(f"<code>{match.group(1)}</code>")
+        return f"\0{len(spans) - 1}\0"
+
+    escaped = re.sub(r"``(.+?)``", hold, escaped, flags=re.S)
+    escaped = re.sub(r"(?<![`\w])`([^`\n]+?)`(?!`)", hold, escaped)
+    escaped = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", escaped, flags=re.S)
+    return re.sub("\0(\\d+)\0", lambda m: spans[int(m.group(1))], escaped)
+
+
 def _text(value: Any) -> str:
     if isinstance(value, float):
         return "" if value != value else f"{value:.6g}"  # nan: blank
     return "" if value is None else str(value)
 
 
-def _html_table(frame: pd.DataFrame, *, status_column: str | None = None) -> Markup:
-    """A frame as an escaped HTML table; numbers right-aligned."""
+def _html_table(frame: pd.DataFrame, *, status_column: str | None = None,
+                classes: pd.DataFrame | None = None) -> Markup:
+    """A frame as an escaped HTML table; numbers right-aligned.
+
+    The entries of ``status_column``, and those where ``classes`` (same shape) is not
+    empty, get that text as their CSS class (the verdict colours).
+    """
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
-    for record in frame.itertuples(index=False):
+    for i, record in enumerate(frame.itertuples(index=False)):
         cells = []
         for column, value in zip(frame.columns, record, strict=True):
             kind = ' class="num"' if isinstance(value, int | float) else ""
-            if column == status_column:
-                kind = f' class="{html.escape(str(value)).replace(" ", "-")}"'
+            status = value if column == status_column else (
+                classes[column].iloc[i] if classes is not None and column in classes else "")
+            if status:
+                kind = f' class="{html.escape(str(status)).replace(" ", "-")}"'
             cells.append(f"<td{kind}>{html.escape(_text(value))}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return Markup(f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows)
@@ -252,8 +275,7 @@ def _claims_frame(name: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
                   "compared", "failing", "familywise error", "k", "detectable", "worst"]]
 
 
-def _results_frame(result: StudyResult) -> pd.DataFrame:
-    rows = headline_table(result)
+def _results_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame([{
         "method": r["method"], "measure": r["measure"], "cells": r["cells"],
         "estimate (MCSE)": f"{r['mean']:.4g} ({r['max_mcse']:.2g})",
@@ -271,33 +293,46 @@ def _band(n: pd.Series) -> pd.Series:
                      index=n.index)
 
 
-def _coverage_bands(result: StudyResult) -> pd.DataFrame:
-    """Coverage per method and n band at the 95% level (two-sided where a study has sides).
+EXACT_N_LIMIT = 10  # up to this many distinct n: a row per n, else per n band
+_BAND_KEYS = ("design", "prevalence")  # parameters that get a row per value when a study has them
 
-    Each row: the mean coverage over the band's cells with its MCSE (cells independent), the
-    smallest coverage, and a verdict: under-covers when the mean is below nominal - 0.01 by
-    more than 1.96 MCSE, over-covers when above nominal + 0.01 by as much, else meets nominal.
-    Read group by group, so a grid of millions of cells is never one frame.
+
+def _coverage_bands(result: StudyResult) -> pd.DataFrame:
+    """Coverage per method and condition at the 95% level (two-sided where a study has sides).
+
+    The conditions: the design and the prevalence when the study has them, and ``n`` (each
+    value when there are at most `EXACT_N_LIMIT`, else the bands `N_BANDS`). Each row: the
+    mean coverage over the condition's cells with its MCSE (cells independent), the smallest
+    coverage, and a verdict: under-covers when the mean is below nominal - 0.01 by more than
+    1.96 MCSE, over-covers when above nominal + 0.01 by as much, else meets nominal. Read in
+    pieces, so a grid of millions of cells is never one frame.
     """
     parts = []
-    for piece in result.frames():
-        rows = piece[piece["measure"] == "coverage"]
+    for rows in result.frames(measures=["coverage"], batch_rows=500_000):
         if "alternative" in rows.columns:
             rows = rows[rows["alternative"] == "two-sided"]
         if "confidence_level" in rows.columns:
             rows = rows[rows["confidence_level"] == 0.95]
         if rows.empty:
             continue
-        keys = ["method", *(["design"] if "design" in rows.columns else []), "n band"]
-        band = _band(rows["n"]) if "n" in rows.columns else "all"
-        rows = rows.assign(**{"n band": band, "square": rows["mcse"] ** 2})
-        parts.append(rows.groupby(keys, sort=False).agg(
+        keys = ["method", *(k for k in _BAND_KEYS if k in rows.columns), "n"]
+        rows = rows.assign(n=rows["n"].astype(float) if "n" in rows.columns else math.nan,
+                           square=rows["mcse"] ** 2)
+        parts.append(rows.groupby(keys, sort=False, dropna=False).agg(
             total=("value", "sum"), square=("square", "sum"), cells=("value", "size"),
             low=("value", "min")))
     if not parts:
         return pd.DataFrame()
-    both = pd.concat(parts)
-    found = both.groupby(level=list(range(both.index.nlevels)), sort=False).agg(
+    found = pd.concat(parts).reset_index()
+    keys = [c for c in found.columns if c in ("method", *_BAND_KEYS)]
+    ns = found["n"].dropna().unique()
+    if ns.size > EXACT_N_LIMIT:
+        found["n band"] = _band(found["n"])
+        keys.append("n band")
+    elif ns.size:
+        found["n"] = found["n"].astype("Int64")
+        keys.append("n")
+    found = found.groupby(keys, sort=False, dropna=False).agg(
         total=("total", "sum"), square=("square", "sum"), cells=("cells", "sum"),
         low=("low", "min")).reset_index()
     mean = found["total"] / found["cells"]
@@ -309,6 +344,38 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
         **{"mean coverage (MCSE)": [f"{m:.4f} ({e:.2g})" for m, e in zip(mean, mcse,
                                                                           strict=True)],
            "min coverage": found["low"], "verdict": verdict})
+
+
+BANDS_TEXT = (
+    "Mean coverage (MCSE) of each method at the 95% level (two-sided where the study has "
+    "one-sided intervals too), over the cells of each condition (each design, prevalence and "
+    "n, or band of n, the study has; the means are over the other parameters). A method "
+    "under-covers (red, \"under\") where its mean is below 0.94 by more than 1.96 MCSE, and "
+    "over-covers (yellow, \"over\") where above 0.96 by as much; green meets nominal.")
+_VERDICT_MARK = {"meets nominal": "", "under-covers": " under", "over-covers": " over"}
+
+
+def _bands_pivot(bands: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The coverage table with one column per method: texts, and the verdict of each entry.
+
+    Each entry is "mean (MCSE)", followed by "under" or "over" when the method under- or
+    over-covers there; the verdicts (for the entries' colours) come in a frame of the same
+    shape ("" where a method has no cells).
+    """
+    keys = [c for c in bands.columns if c in (*_BAND_KEYS, "n", "n band")]
+    if not keys:
+        bands, keys = bands.assign(cells="all"), ["cells"]
+    methods = list(dict.fromkeys(bands["method"]))
+    shown = bands.assign(entry=bands["mean coverage (MCSE)"]
+                         + bands["verdict"].map(_VERDICT_MARK)).set_index([*keys, "method"])
+
+    def wide(column: str) -> pd.DataFrame:
+        table = shown[column].unstack("method").reindex(columns=methods).fillna("")
+        return table.reset_index().rename_axis(columns=None)
+
+    verdicts = wide("verdict")
+    verdicts[keys] = ""
+    return wide("entry"), verdicts
 
 
 def _failures_frame(verdicts: Sequence[Verdict], limit: int = 10) -> pd.DataFrame:
@@ -336,10 +403,11 @@ def _status(verdicts: Sequence[Verdict]) -> str:
     return FAILS if FAILS in states else HOLDS if HOLDS in states else NOT_RUN
 
 
-def _provenance(meta: Mapping[str, Any], reproduce: str) -> dict[str, str]:
+def _provenance(meta: Mapping[str, Any], reproduce: str, state: str) -> dict[str, str]:
     packages = meta.get("packages", {})
     dirty = {True: " (uncommitted changes)", False: "", None: " (state unknown)"}
     return {
+        "run": state,
         "evalcert": packages.get("evalcert", ""),
         "git commit": f"{meta.get('git_commit') or 'unknown'}{dirty[meta.get('git_dirty')]}",
         "command": meta.get("command", ""),
@@ -360,13 +428,36 @@ def _provenance_html(prov: Mapping[str, str]) -> Markup:
 
 
 def _reproduce(meta: Mapping[str, Any], names: Sequence[str]) -> str:
+    """The one command that reproduces the run, or why there is none.
+
+    Registered studies on a named grid: ``evalcert study run NAMES --grid G --seed S``; other
+    studies (``module:ATTRIBUTE``): the recorded command with the seed set; a grid built in
+    Python has no command.
+    """
     identity = meta.get("identity", {})
-    grid = identity.get("grid", "quick")
-    words = ["evalcert", "study", "run", *names, "--grid", str(grid) if isinstance(grid, str)
-             else "quick", "--seed", str(meta.get("seed", "")), "--out", "DIR"]
-    for method in identity.get("methods", []):
-        words += ["--method", method]
-    return " ".join(words)
+    grid, seed = identity.get("grid", "quick"), str(meta.get("seed", ""))
+    if not isinstance(grid, str):
+        return (f"no single command: the grid was built in Python (its values are under "
+                f"grids in report.json); run it with studies.engine.run and rng={seed}")
+    if all(name in STUDY_MODULES for name in names):
+        words = ["evalcert", "study", "run", *names, "--grid", grid, "--seed", seed,
+                 "--out", "DIR"]
+        for method in identity.get("methods", []):
+            words += ["--method", method]
+        return shlex.join(words)
+    recorded = shlex.split(str(meta.get("command", "")))
+    if "run" not in recorded:
+        return f"no single command: the run was started from Python with rng={seed}"
+    kept: list[str] = []
+    skip = False
+    for word in recorded:
+        if skip:
+            skip = False
+        elif word in ("--seed", "--out"):
+            skip = True
+        elif not word.startswith(("--seed=", "--out=", "--resume")):
+            kept.append(word)
+    return shlex.join([*kept, "--seed", seed, "--out", "DIR"])
 
 
 def _aim(module_doc: str) -> str:
@@ -388,7 +479,8 @@ def _write(path: Path, text: str, written: dict[str, str]) -> None:
 
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                 meta: Mapping[str, Any], prov: Mapping[str, str], out: Path, run_dir: Path,
-                written: dict[str, str]) -> dict[str, Any]:
+                written: dict[str, str], summary_rows: Sequence[Mapping[str, Any]] | None
+                ) -> dict[str, Any]:
     name = study.name
     doc = _module_doc(study)
     sections = ademp_sections(doc)
@@ -399,31 +491,40 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         inline = svg[svg.index("<svg"):]  # an XML prolog or doctype is not valid inside HTML
         figures.append({"svg": Markup(inline), "caption": figure.caption,
                         "file": f"figures/{name}-{index}.svg"})
-    claims, results = _claims_frame(name, verdicts), _results_frame(result)
+    found = list(summary_rows) if summary_rows is not None else \
+        study_summaries({name: result}, [study])[name]
+    summary = pd.DataFrame.from_records(found) if study.summary else pd.DataFrame()
+    claims = _claims_frame(name, verdicts)
+    results = _results_frame(headline_table(result) if study.summary else found)
     failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
-    summary = pd.DataFrame.from_records(list(study.summary(result))) if study.summary \
-        else pd.DataFrame()
     bands = _coverage_bands(result)
+    band_texts = band_verdicts = pd.DataFrame()
+    if not bands.empty:
+        band_texts, band_verdicts = _bands_pivot(bands)
     body = _ENV.from_string(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
         status=_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
         grid=_html_table(grid), claims=_html_table(claims, status_column="status"),
         results=_html_table(results), figures=figures,
         summary=_html_table(summary) if not summary.empty else "",
-        bands=_html_table(bands, status_column="verdict") if not bands.empty else "",
+        bands=_html_table(band_texts, classes=band_verdicts) if not bands.empty else "",
+        bands_text=BANDS_TEXT,
         failures=_html_table(failures) if not failures.empty else "",
-        legend=list(LEGEND.items()), provenance=_provenance_html(prov))
+        legend=list(LEGEND.items()), provenance=_provenance_html(prov),
+        incomplete="" if prov["run"] == "complete" else prov["run"])
     page = _ENV.from_string(_PAGE).render(title=f"{name}: evalcert study", style=_STYLE,
                                           body=Markup(body))
     _write(out / f"{name}.html", page, written)
-    md = [f"# {name}", "", _aim(doc), "", f"Claims: {tally(verdicts)}.", ""]
+    md = [f"# {name}", "", *([f"This run is {prov['run']}.", ""] if prov["run"] != "complete"
+                             else []), _aim(doc), "", f"Claims: {tally(verdicts)}.", ""]
     for title, text in sections:
         md += [f"## {title}", "", text, ""]
         if title == "Data-generating mechanisms":
             md += [_md_table(grid), ""]
     md += ["## Claims and verdicts", "", _md_table(claims), ""]
     if not bands.empty:
-        md += ["## Coverage by method and n band", "", _md_table(bands), ""]
+        md += ["## Coverage by method and condition", "", BANDS_TEXT, "",
+               _md_table(band_texts), ""]
     if not summary.empty:
         md += ["## Summary", "", _md_table(summary), ""]
     md += ["## Results", "", _md_table(results), ""]
@@ -449,14 +550,18 @@ def _tidy_csv(results: Mapping[str, StudyResult], out: Path, written: dict[str, 
     left_out = [name for name, r in results.items()
                 if sum(g.size for g in r.groups) > TIDY_CSV_LIMIT]
     path = out / "results.csv"
-    frames = [f for name, r in results.items() if name not in left_out for f in r.frames()]
-    columns = list(dict.fromkeys(c for f in frames for c in f.columns))
-    order = ["study", "position", *(c for c in columns if c not in ("study", "position", "method",
-             "measure", "value", "mcse", "path", "n_replicates")),
-             "method", "measure", "value", "mcse", "path", "n_replicates"]
+    kept = [r for name, r in results.items() if name not in left_out]
+    params = dict.fromkeys(p for r in kept for p in [
+        *r.parameters, *(k for c in r.cells for k in c.params),
+        *(k for g in r.groups for k in (*g.shared, *g.axes))])
+    order = ["study", "position", *params, *FRAME_COLUMNS[2:]]
     with open(path, "w", newline="") as handle:
-        for index, frame in enumerate(frames):
-            frame.reindex(columns=order).to_csv(handle, index=False, header=index == 0)
+        header = True
+        for frame in (f for r in kept for f in r.frames()):
+            frame.reindex(columns=order).to_csv(handle, index=False, header=header)
+            header = False
+        if header:
+            handle.write(",".join(order) + "\n")
     written["results.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
     return left_out
 
@@ -464,7 +569,8 @@ def _tidy_csv(results: Mapping[str, StudyResult], out: Path, written: dict[str, 
 def write_report(run_dir: str | Path, studies: Sequence[Study],
                  results: Mapping[str, StudyResult],
                  verdicts: Mapping[str, Sequence[Verdict]], *,
-                 out: str | Path | None = None) -> Path:
+                 out: str | Path | None = None,
+                 summaries: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> Path:
     """Write the report of a run (see the module docstring); returns ``index.html``'s path.
 
     Parameters
@@ -479,6 +585,9 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
         Their verdicts (`studies.engine.evaluate_claims`).
     out : path, optional
         Where to write; default the run directory.
+    summaries : mapping of str to rows, optional
+        Each study's summary rows as `studies.report.write_tables` returned them (computed
+        here when not given; a full grid's summary can take minutes).
     """
     run_dir = Path(run_dir)
     target = Path(out) if out is not None else run_dir
@@ -489,22 +598,27 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
     finally:
         store.close()
     names = [s.name for s in studies]
-    prov = _provenance(meta, _reproduce(meta, names))
+    state = run_state(run_dir)
+    prov = _provenance(meta, _reproduce(meta, names), state.describe())
     written: dict[str, str] = {}
     rows = [_study_page(s, results[s.name], verdicts.get(s.name, ()), meta, prov, target,
-                        run_dir, written) for s in studies if s.name in results]
+                        run_dir, written, (summaries or {}).get(s.name))
+            for s in studies if s.name in results]
     counts = {s: sum(v.status == s for found in verdicts.values() for v in found)
               for s in (HOLDS, FAILS, NOT_RUN)}
     identity = meta.get("identity", {})
     body = _ENV.from_string(_INDEX).render(
         studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
-        counts=counts, provenance=_provenance_html(prov))
+        counts=counts, provenance=_provenance_html(prov),
+        incomplete="" if state.complete else state.describe())
     page = _ENV.from_string(_PAGE).render(title="evalcert study report", style=_STYLE,
                                           body=Markup(body))
     _write(target / "index.html", page, written)
     index = pd.DataFrame([{k: r[k] for k in ("name", "aim", "path", "cells", "tally",
                                              "status")} for r in rows])
-    _write(target / "index.md", "# evalcert study report\n\n" + _md_table(index) + "\n\n"
+    banner = "" if state.complete else f"This run is {state.describe()}.\n\n"
+    _write(target / "index.md", "# evalcert study report\n\n" + banner + _md_table(index)
+           + "\n\n"
            + _md_table(pd.DataFrame({"field": list(prov), "value": list(prov.values())}))
            + "\n", written)
     left_out = _tidy_csv(results, target, written)
@@ -514,6 +628,7 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
         "verdicts": {name: [v.to_row(name) for v in found] for name, found in verdicts.items()},
         "results_csv_left_out": left_out,
         "files": dict(sorted(written.items())),
+        "tables": _table_hashes(run_dir, names),
         "timing": {"started": meta.get("started"), "ended": meta.get("ended"),
                    "wall_seconds": _wall_seconds(meta), "status": meta.get("status"),
                    "resumes": [r.get("started") for r in meta.get("resumes", [])]},
@@ -521,6 +636,21 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
     (target / "report.json").write_text(json.dumps(_plain(report), indent=2, allow_nan=False)
                                         + "\n")
     return target / "index.html"
+
+
+TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".txt", ".summary.csv", ".summary.txt",
+                                   ".claims.csv", ".claims.txt")
+
+
+def _table_hashes(run_dir: Path, names: Sequence[str]) -> dict[str, str]:
+    """The SHA-256 of each study table in the run directory (`studies.report.write_tables`)."""
+    found = {}
+    for name in names:
+        for suffix in TABLE_SUFFIXES:
+            path = run_dir / f"{name}{suffix}"
+            if path.is_file():
+                found[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return dict(sorted(found.items()))
 
 
 def _wall_seconds(meta: Mapping[str, Any]) -> float | None:

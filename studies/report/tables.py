@@ -22,6 +22,7 @@ summary; read its cells with ``results_from_store(DIR).to_frame()`` or, group by
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from numpy.typing import NDArray
 
 from studies.engine import Study, StudyResult, Verdict
 
-__all__ = ["cell_table", "claims_table", "headline_table", "write_tables"]
+__all__ = ["cell_table", "claims_table", "headline_table", "summaries", "write_tables"]
 
 
 def _full(value: Any) -> str:
@@ -99,29 +100,37 @@ def headline_table(result: StudyResult) -> list[dict[str, Any]]:
     >>> headline_table(StudyResult("s", (cell,)))[0]["mean"]
     0.0
     """
-    found: dict[tuple[str, str], list[tuple[NDArray[np.float64], NDArray[np.float64]]]] = {}
+    found: dict[tuple[str, str], _Range] = {}
     for group in result.groups:
         for method, measures in group.values.items():
             for measure, values in measures.items():
-                found.setdefault((method, measure), []).append((values, np.zeros_like(values)))
+                found.setdefault((method, measure), _Range()).add(values, 0.0)
     for cell in result.cells:
         for method, perf in cell.performance.items():
             for measure, m in perf.measures.items():
-                found.setdefault((method, measure), []).append(
-                    (np.array([m.value]), np.array([m.mcse])))
-    rows = []
-    for (method, measure), parts in found.items():
-        values = np.concatenate([v for v, _ in parts])
-        mcse = np.concatenate([e for _, e in parts])
-        defined = ~np.isnan(values)
-        if not defined.any():
-            continue
-        rows.append({"method": method, "measure": measure, "cells": int(values.size),
-                     "nan_cells": int(values.size - defined.sum()),
-                     "min": float(values[defined].min()), "mean": float(values[defined].mean()),
-                     "max": float(values[defined].max()),
-                     "max_mcse": float(np.nanmax(mcse[defined]))})
-    return rows
+                found.setdefault((method, measure), _Range()).add(np.array([m.value]), m.mcse)
+    return [{"method": method, "measure": measure, "cells": r.cells,
+             "nan_cells": r.cells - r.defined, "min": r.low, "mean": r.total / r.defined,
+             "max": r.high, "max_mcse": r.mcse}
+            for (method, measure), r in found.items() if r.defined]
+
+
+class _Range:
+    """Running count, sum, extremes and largest MCSE of one measure's defined values."""
+
+    def __init__(self) -> None:
+        self.cells = self.defined = 0
+        self.total, self.low, self.high, self.mcse = 0.0, math.inf, -math.inf, math.nan
+
+    def add(self, values: NDArray[np.float64], mcse: float) -> None:
+        defined = values[~np.isnan(values)]
+        self.cells += values.size
+        if defined.size:
+            self.defined += defined.size
+            self.total += float(defined.sum())
+            self.low = min(self.low, float(defined.min()))
+            self.high = max(self.high, float(defined.max()))
+            self.mcse = float(np.fmax(self.mcse, mcse))
 
 
 def claims_table(study: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
@@ -131,7 +140,8 @@ def claims_table(study: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
 
 def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
                  studies: Sequence[Study] = (),
-                 verdicts: Mapping[str, Sequence[Verdict]] | None = None) -> None:
+                 verdicts: Mapping[str, Sequence[Verdict]] | None = None
+                 ) -> dict[str, list[dict[str, Any]]]:
     """Write each study's tables into ``directory`` (see the module docstring).
 
     Parameters
@@ -144,13 +154,16 @@ def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
         The studies run, for their ``summary`` (default `headline_table`).
     verdicts : mapping of str to sequence of Verdict, optional
         Each study's verdicts (`studies.engine.evaluate_claims`), written as its claims table.
+
+    Returns
+    -------
+    dict of str to list of dict
+        Each study's summary rows (`summaries`), for the report to reuse.
     """
     directory = Path(directory)
-    by_name = {s.name: s for s in studies}
+    found = summaries(results, studies)
     for name, result in results.items():
-        study = by_name.get(name)
-        summary = study.summary if study is not None and study.summary else headline_table
-        _write_summary(directory, name, list(summary(result)))
+        _write_summary(directory, name, found[name])
         if not result.groups:
             _write_cells(directory, name, result)
         if verdicts and verdicts.get(name):
@@ -159,6 +172,19 @@ def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
             shown = frame.drop(columns=["study", "statement"])
             (directory / f"{name}.claims.txt").write_text(
                 f"study {name}: claims\n\n{_aligned(shown)}\n")
+    return found
+
+
+def summaries(results: Mapping[str, StudyResult], studies: Sequence[Study] = ()
+              ) -> dict[str, list[dict[str, Any]]]:
+    """Each study's summary rows: its ``Study.summary``, or `headline_table` without one."""
+    by_name = {s.name: s for s in studies}
+    found = {}
+    for name, result in results.items():
+        study = by_name.get(name)
+        summary = study.summary if study is not None and study.summary else headline_table
+        found[name] = [dict(row) for row in summary(result)]
+    return found
 
 
 def _write_summary(directory: Path, name: str, rows: list[Mapping[str, Any]]) -> None:

@@ -79,8 +79,8 @@ from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.performance import Estimates
 
 __all__ = ["CHUNK", "CLAIMS", "DETERMINISTIC", "MEASURES", "STUDY", "allocation",
-           "cell_proportions", "generate", "methods", "population_sizes", "summary",
-           "summary_table", "truth", "undercovering_cells", "wrap_method"]
+           "cell_proportions", "coverage_by_n", "generate", "methods", "population_sizes",
+           "summary", "summary_table", "truth", "undercovering_cells", "wrap_method"]
 
 IntArray = NDArray[np.int64]
 
@@ -291,24 +291,30 @@ CLAIMS = (
 
 _LOSCI = ("delta-losci", "logit-delta-losci", "beta-posterior-losci", "bootstrap-losci")
 
+
+
+def coverage_by_n(caption: str, design: str, methods: Sequence[str] | None = None) -> Figure:
+    """The figure of coverage against n, a panel per prevalence, at F1 = 0.7 under a design."""
+    options: dict[str, Any] = {"measure": "coverage", "x": "n", "panel_by": "prevalence",
+                               "reference": 0.95, "log_x": True}
+    if methods is not None:
+        options["methods"] = tuple(methods)
+    return Figure("measure_by", caption, where=f"design == '{design}' and f1 == 0.7",
+                  options=options)
+
+
 FIGURES = (
-    Figure("measure_by",
-           "Simple random sampling, F1 = 0.7: with few relevant documents expected (3% "
-           "prevalence, n = 50) every LOSCI covers far below 95%, logit-delta's most (its "
-           "interval is often undefined, a miss) and the Beta posterior's least; once "
-           "n x prevalence reaches about 10 all four are within about 5 points of the dashed "
-           "line, delta's usually lowest.",
-           where="design == 'srs' and f1 == 0.7",
-           options={"measure": "coverage", "x": "n", "panel_by": "prevalence",
-                    "methods": _LOSCI, "reference": 0.95, "log_x": True}),
-    Figure("measure_by",
-           "Stratified sampling, F1 = 0.7: as under simple random sampling, the delta, "
-           "logit-delta and bootstrap LOSCIs fall far short at 3% prevalence and n = 50, while "
-           "the Beta posterior's covers every time there; once n x prevalence reaches about 10 "
-           "all four are within about 5 points of the dashed 95% line.",
-           where="design == 'stratified' and f1 == 0.7",
-           options={"measure": "coverage", "x": "n", "panel_by": "prevalence",
-                    "methods": _LOSCI, "reference": 0.95, "log_x": True}),
+    coverage_by_n(
+        "Simple random sampling, F1 = 0.7: with few relevant documents expected (3% "
+        "prevalence, n = 50) every LOSCI covers far below 95%, logit-delta's most (its "
+        "interval is often undefined, a miss) and the Beta posterior's least; once "
+        "n x prevalence reaches about 10 all four are within about 5 points of the dashed "
+        "line, delta's usually lowest.", "srs", _LOSCI),
+    coverage_by_n(
+        "Stratified sampling, F1 = 0.7: as under simple random sampling, the delta, "
+        "logit-delta and bootstrap LOSCIs fall far short at 3% prevalence and n = 50, while "
+        "the Beta posterior's covers every time there; once n x prevalence reaches about 10 "
+        "all four are within about 5 points of the dashed 95% line.", "stratified", _LOSCI),
     Figure("zip_plot",
            "Zip plot of the delta LOSCI at n = 50, prevalence 0.5, F1 0.7 (simple random "
            "sampling): its misses (vermillion) are the lower bounds above the true F1, and the "

@@ -43,6 +43,7 @@ from studies.suite.coverage_f1 import (
     MEASURES,
     allocation,
     cell_proportions,
+    coverage_by_n,
     generate,
     methods,
     summary_table,
@@ -110,22 +111,16 @@ def _log_binomial(k: IntArray, n: int, p: NDArray[np.float64]) -> NDArray[np.flo
 
 
 FIGURES = (
-    Figure("measure_by",
-           "Exact coverage under simple random sampling, F1 = 0.7: with fewer than 5 relevant "
-           "documents expected (n x prevalence) every interval covers far below 95%; from "
-           "about 10 on, logit-delta (two-sided and LOSCI) covers at least 95% while delta "
-           "stays below the dashed line, its LOSCI most.",
-           where="design == 'srs' and f1 == 0.7",
-           options={"measure": "coverage", "x": "n", "panel_by": "prevalence",
-                    "reference": 0.95, "log_x": True}),
-    Figure("measure_by",
-           "Exact coverage under stratified sampling, F1 = 0.7: the same pattern as under "
-           "simple random sampling; from about 10 relevant documents expected on, logit-delta "
-           "stays within half a point of the dashed 95% line or above it, while delta falls "
-           "up to about 5 points short.",
-           where="design == 'stratified' and f1 == 0.7",
-           options={"measure": "coverage", "x": "n", "panel_by": "prevalence",
-                    "reference": 0.95, "log_x": True}),
+    coverage_by_n(
+        "Exact coverage under simple random sampling, F1 = 0.7: with fewer than 5 relevant "
+        "documents expected (n x prevalence) every interval covers far below 95%; from "
+        "about 10 on, logit-delta (two-sided and LOSCI) covers at least 95% while delta "
+        "stays below the dashed line, its LOSCI most.", "srs"),
+    coverage_by_n(
+        "Exact coverage under stratified sampling, F1 = 0.7: the same pattern as under "
+        "simple random sampling; from about 10 relevant documents expected on, logit-delta "
+        "stays within half a point of the dashed 95% line or above it, while delta falls "
+        "up to about 5 points short.", "stratified"),
     Figure("heat_map",
            "The logit-delta LOSCI's exact coverage under simple random sampling, averaged over "
            "F1 (white is the nominal 95%, red below it): the red corner is where few relevant "
