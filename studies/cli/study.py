@@ -7,19 +7,26 @@ check OUT`` judges a stored run again, and also exits 1 (a line ``INCOMPLETE``) 
 did not finish every cell, since its verdicts then cover part of the grid. Ctrl-C stops the
 run keeping the finished cells and writing their tables (exit status 130); ``--resume``
 continues it.
+
+``study compare BASELINE CURRENT`` is the regression gate (`studies.report.compare`): every
+value of a run against a blessed baseline within its Monte Carlo error, exit 1 on a regression;
+``study bless RUN_DIR --reason ...`` makes a finished run the baseline
+(`studies.report.baseline`); ``study run --baseline DIR`` does both the run and the compare,
+and its report shows the comparison.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import math
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from studies.cli.args import count, positive_count
+from studies.cli.args import count, positive_count, positive_number, unit_interval
 from studies.cli.progress import Progress
 from studies.engine import (
     FAILS,
@@ -34,6 +41,8 @@ from studies.engine import (
 from studies.engine.claims import tally
 from studies.engine.store import DB_NAME, existing_store
 from studies.report import write_report, write_tables
+from studies.report.baseline import bless, load_results
+from studies.report.compare import FAMILYWISE_ERROR, Comparison, compare
 from studies.suite import STUDY_MODULES, get_study, study_names
 
 EXIT_CLAIM_FAILS = 1
@@ -41,9 +50,9 @@ EXIT_INTERRUPTED = 130
 
 
 def add_command(commands: Any) -> None:
-    """Add the ``study`` subcommand with its ``list``, ``run`` and ``status`` actions."""
-    study = commands.add_parser("study",
-                                help="simulation studies: list, run, check, report, status")
+    """Add the ``study`` subcommand and its actions."""
+    study = commands.add_parser(
+        "study", help="simulation studies: list, run, check, report, compare, bless, status")
     actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
     listing = actions.add_parser("list", help="registered studies and their grids")
     listing.set_defaults(handler=_list)
@@ -67,6 +76,9 @@ def add_command(commands: Any) -> None:
     runner.add_argument("--method", action="append", default=[], metavar="MODULE:CALLABLE",
                         help="add a user method to every study (repeatable; the study's module "
                              "docstring gives the signature)")
+    runner.add_argument("--baseline", type=Path, default=None, metavar="DIR",
+                        help="compare the run with this baseline (study compare), show the "
+                             "comparison in the report and exit 1 on a regression")
     runner.set_defaults(handler=_run)
 
     check = actions.add_parser(
@@ -81,6 +93,34 @@ def add_command(commands: Any) -> None:
     report.add_argument("--out", type=Path, default=None,
                         help="where to write the report (default: the run directory)")
     report.set_defaults(handler=_report)
+
+    comparing = actions.add_parser(
+        "compare", help="compare a run with a baseline within Monte Carlo error (exit 1 on a "
+                        "regression)")
+    comparing.add_argument("baseline", type=Path, metavar="BASELINE",
+                           help="a baseline, run or report directory")
+    comparing.add_argument("current", type=Path, metavar="CURRENT",
+                           help="a run or report directory (or another baseline)")
+    comparing.add_argument("--k", type=positive_number, default=None,
+                           help="SE multiple allowed to a Monte Carlo value (default: from "
+                                "--familywise-error)")
+    comparing.add_argument("--familywise-error", type=unit_interval, default=FAMILYWISE_ERROR,
+                           help="probability that an unchanged run is flagged somewhere")
+    comparing.add_argument("--strict", action="store_true",
+                           help="fail on any change or addition, improvements included")
+    comparing.add_argument("--json", action="store_true",
+                           help="print the whole comparison as JSON instead of a table")
+    comparing.set_defaults(handler=_compare)
+
+    blessing = actions.add_parser(
+        "bless", help="make a finished run the baseline that compare and CI read")
+    blessing.add_argument("directory", type=Path, metavar="RUN_DIR",
+                          help="a finished run directory (holding run.sqlite)")
+    blessing.add_argument("--reason", required=True,
+                          help="why the results changed (recorded in the manifest)")
+    blessing.add_argument("--out", type=Path, default=Path("reports") / "baseline",
+                          help="the baseline directory (replaced as a whole)")
+    blessing.set_defaults(handler=_bless)
 
     status = actions.add_parser("status", help="progress and metadata of a run directory")
     status.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
@@ -110,6 +150,7 @@ def _run(args: argparse.Namespace) -> int:
     if out is None:
         out = Path("reports") / "runs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     studies = [get_study(name) for name in _expand(args.names)]
+    baseline = load_results(args.baseline) if args.baseline is not None else None
     progress = Progress(sys.stderr)
     try:
         results = run(
@@ -137,7 +178,14 @@ def _run(args: argparse.Namespace) -> int:
         for method, (params, message) in result.first_errors().items():
             print(f"  method {method} failed (first failing cell {dict(params)}): {message}")
     status = _failing(verdicts)  # the verdicts are printed before the report is drawn
-    print(f"report: {write_report(out, studies, results, verdicts, summaries=summaries)}")
+    comparison = None
+    if baseline is not None:
+        comparison = compare(baseline, load_results(out))
+        _print_comparison(comparison, limit=20)
+        status = max(status, comparison.status())
+    index = write_report(out, studies, results, verdicts, summaries=summaries,
+                         comparison=comparison)
+    print(f"report: {index}")
     return status
 
 
@@ -196,6 +244,42 @@ def _report(args: argparse.Namespace) -> int:
     verdicts = _judge(results, studies)
     print(f"report: {write_report(args.directory, studies, results, verdicts, out=args.out)}")
     return max(_failing(verdicts), _incomplete(args.directory))
+
+
+def _compare(args: argparse.Namespace) -> int:
+    comparison = compare(load_results(args.baseline), load_results(args.current), k=args.k,
+                         familywise_error=args.familywise_error)
+    if args.json:
+        print(json.dumps(comparison.to_dict(strict=args.strict), indent=2, allow_nan=False))
+    else:
+        _print_comparison(comparison, strict=args.strict)
+    return comparison.status(strict=args.strict)
+
+
+def _print_comparison(comparison: Comparison, *, strict: bool = False,
+                      limit: int | None = None) -> None:
+    """The changes worst first (at most ``limit``), claims, missing and added, the summary."""
+    changes = comparison.changes
+    if len(changes):
+        shown = changes if limit is None else changes.head(limit)
+        print(shown.drop(columns=["difference", "se"]).to_string(
+            index=False, float_format=lambda v: f"{v:.6g}"))
+        if len(shown) < len(changes):
+            print(f"... and {len(changes) - len(shown)} more changes (study compare lists all)")
+    for row in comparison.claims.itertuples():
+        print(f"claim {row.study} {row.claim}: {row.baseline} -> {row.current} ({row.change})")
+    for title, frame in (("missing", comparison.missing), ("added", comparison.added)):
+        for row in frame.itertuples():
+            print(f"{title}: {row.study} {row.method}: {row.values} values in {row.cells} cells")
+    for note in comparison.notes:
+        print(f"note: {note}")
+    print(comparison.summary(strict=strict))
+
+
+def _bless(args: argparse.Namespace) -> int:
+    manifest = bless(args.directory, args.out, reason=args.reason)
+    print(f"blessed {args.directory} as the baseline: {manifest}")
+    return 0
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -47,6 +47,7 @@ from studies.engine import FAILS, HOLDS, NOT_RUN, Study, StudyResult, Verdict, r
 from studies.engine.claims import tally
 from studies.engine.results import FRAME_COLUMNS
 from studies.engine.store import existing_store
+from studies.report.compare import Comparison
 from studies.report.figures import draw
 from studies.report.tables import claims_table, headline_table
 from studies.report.tables import summaries as study_summaries
@@ -107,6 +108,7 @@ th,td{border:1px solid #ccc;padding:0.2rem 0.45rem;text-align:left;vertical-alig
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .HOLDS{background:#dff0d8}.FAILS{background:#f2dede;font-weight:bold}
 .NOT-RUN{background:#eee}.under-covers{background:#f2dede}
+.regression{background:#f2dede;font-weight:bold}.improvement{background:#dff0d8}
 .over-covers{background:#fcf8e3}.meets-nominal{background:#dff0d8}
 code{background:#f5f5f5;padding:0 0.2rem}
 figure{margin:1rem 0}figcaption{font-size:0.9rem;color:#333;max-width:50rem}
@@ -138,6 +140,19 @@ Claims: {{ counts.HOLDS }} hold, {{ counts.FAILS }} fail, {{ counts['NOT RUN'] }
 <p>Tables: each study's <code>.csv</code> (per cell), <code>.summary.csv</code>,
 <code>.claims.csv</code>; all cells in <a href="results.csv">results.csv</a>;
 provenance and file hashes in <a href="report.json">report.json</a>.</p>
+{% if comparison %}<h2>Comparison with the baseline</h2>
+<p>{{ comparison.summary }}</p>
+{% for note in comparison.notes %}<p>Note: {{ note }}.</p>
+{% endfor %}{% if comparison.changes %}<p>The changed values, worst first (z: the difference
+over its SE; inf for an exact value that moved or a value undefined on one side only).</p>
+{{ comparison.changes }}{% endif %}
+{% if comparison.claims %}<p>Claims whose verdict changed:</p>{{ comparison.claims }}{% endif %}
+{% if comparison.missing %}<p>Values the run lacks:</p>{{ comparison.missing }}{% endif %}
+{% if comparison.added %}<p>Values the run adds:</p>{{ comparison.added }}{% endif %}
+<p>Power: the shift of a Monte Carlo value flagged with probability 0.9 by a run with
+another seed, per study and measure.</p>
+{{ comparison.power }}
+{% endif %}
 {{ provenance }}
 """
 
@@ -570,7 +585,8 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
                  results: Mapping[str, StudyResult],
                  verdicts: Mapping[str, Sequence[Verdict]], *,
                  out: str | Path | None = None,
-                 summaries: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> Path:
+                 summaries: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+                 comparison: Comparison | None = None) -> Path:
     """Write the report of a run (see the module docstring); returns ``index.html``'s path.
 
     Parameters
@@ -588,6 +604,9 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
     summaries : mapping of str to rows, optional
         Each study's summary rows as `studies.report.write_tables` returned them (computed
         here when not given; a full grid's summary can take minutes).
+    comparison : Comparison, optional
+        The run compared with a baseline (`studies.report.compare`), shown on the index page
+        and kept in report.json.
     """
     run_dir = Path(run_dir)
     target = Path(out) if out is not None else run_dir
@@ -610,6 +629,7 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
     body = _ENV.from_string(_INDEX).render(
         studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
         counts=counts, provenance=_provenance_html(prov),
+        comparison=_comparison_html(comparison) if comparison is not None else None,
         incomplete="" if state.complete else state.describe())
     page = _ENV.from_string(_PAGE).render(title="evalcert study report", style=_STYLE,
                                           body=Markup(body))
@@ -625,8 +645,11 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
     report = {
         "provenance": prov,
         "grids": meta.get("grids", {}),
+        "studies": identity.get("studies", {}),
+        "packages": meta.get("packages", {}),
         "verdicts": {name: [v.to_row(name) for v in found] for name, found in verdicts.items()},
         "results_csv_left_out": left_out,
+        "comparison": comparison.to_dict() if comparison is not None else None,
         "files": dict(sorted(written.items())),
         "tables": _table_hashes(run_dir, names),
         "timing": {"started": meta.get("started"), "ended": meta.get("ended"),
@@ -636,6 +659,21 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
     (target / "report.json").write_text(json.dumps(_plain(report), indent=2, allow_nan=False)
                                         + "\n")
     return target / "index.html"
+
+
+COMPARISON_ROWS = 50  # changed values shown on the index page (report.json has all)
+
+
+def _comparison_html(comparison: Comparison) -> dict[str, Any]:
+    def table(frame: pd.DataFrame) -> Markup | str:
+        return _html_table(frame, status_column="change" if "change" in frame else None) \
+            if len(frame) else ""
+
+    changes = comparison.changes.head(COMPARISON_ROWS)
+    return {"summary": comparison.summary(), "notes": comparison.notes,
+            "changes": table(changes), "claims": table(comparison.claims),
+            "missing": table(comparison.missing), "added": table(comparison.added),
+            "power": table(comparison.power)}
 
 
 TABLE_SUFFIXES: tuple[str, ...] = (".csv", ".txt", ".summary.csv", ".summary.txt",
