@@ -65,6 +65,7 @@ def test_another_seed_passes_and_its_largest_z_stays_below_k(baseline, tmp_path,
     assert any("root seeds differ" in note for note in found["notes"])
     comparison = compare(load_results(baseline), load_results(tmp_path / "seed"))
     assert comparison.monte_carlo > 0 and comparison.changes.empty
+    assert 0 < comparison.largest_z < comparison.k
 
 
 def _shrunk_wilson(successes, trials, *, confidence_level, alternative="two-sided"):

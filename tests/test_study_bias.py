@@ -92,6 +92,29 @@ def test_pooled_estimator_is_biased_low_in_every_cell(utility_bias):
     assert all(row["value"] < 0.0 for row in rows)  # strictly: relevant documents go unjudged
 
 
+def _design_se(sizes, sampled, relevant):
+    """Var of the SRS and stratified proportion estimators (Cochran 1977, eq. 3.2 and 5.3)."""
+    size, n = sizes.sum(), sampled.sum()
+    p, p_h, weight = relevant.sum() / size, relevant / sizes, sizes / size
+    srs = (size - n) / (size - 1) * p * (1 - p) / n
+    stratified = np.sum(weight**2 * (sizes - sampled) / (sizes - 1) * p_h * (1 - p_h) / sampled)
+    return np.sqrt(srs), np.sqrt(stratified)
+
+
+def test_efficiency_table_matches_the_design_variances_and_names_the_precise_design(
+        utility_bias):
+    rows = sampling.efficiency_table(utility_bias)
+    assert len(rows) == 12
+    for row, cell in zip(rows, utility_bias.cells, strict=True):
+        srs, stratified = _design_se(*sampling.population(cell.params))
+        assert row["se_ratio"] == pytest.approx(stratified / srs, rel=ROUNDING)
+        assert row["more_precise"] == ("stratified" if stratified < srs else "srs")
+    # stratified is the more precise design only for the profile rising toward small strata
+    assert sum(r["more_precise"] == "stratified" for r in rows) == 4
+    assert {r["prevalence"] for r in rows if r["more_precise"] == "stratified"} == {
+        "[0.02, 0.2, 0.6]"}
+
+
 def test_srs_and_stratified_bias_within_mcse_on_the_monte_carlo_path():
     result = run([SAMPLING], grid=SMALL_SAMPLING, rng=7, workers=1,
                  path="monte-carlo")["bias_sampling"]

@@ -90,6 +90,9 @@ class Comparison:
     power : pandas.DataFrame
         Per study and measure: the median and largest shift of a Monte Carlo value flagged
         with probability 0.9 by a run with another seed.
+    largest_z : float
+        The largest |z| of a Monte Carlo value defined on both sides (how close the run came
+        to ``k``).
     notes : tuple of str
         Differences of seed and package versions between the two sides.
     """
@@ -106,6 +109,7 @@ class Comparison:
     familywise_error: float | None
     exact_tolerance: float
     power: pd.DataFrame = field(repr=False)
+    largest_z: float = 0.0
     notes: tuple[str, ...] = ()
 
     def counts(self) -> dict[str, int]:
@@ -136,8 +140,8 @@ class Comparison:
         return (f"compare: {verdict}: {found['regressions']} regressions, "
                 f"{found['improvements']} improvements, {found['missing']} values missing, "
                 f"{found['added']} added, over {self.compared:,} values "
-                f"({self.monte_carlo:,} Monte Carlo: k = {self.k:.3f}, {rate}; exact "
-                f"tolerance {self.exact_tolerance:g})")
+                f"({self.monte_carlo:,} Monte Carlo: largest |z| {self.largest_z:.3f}, "
+                f"k = {self.k:.3f}, {rate}; exact tolerance {self.exact_tolerance:g})")
 
     def to_dict(self, *, strict: bool = False) -> dict[str, Any]:
         """Everything as JSON-ready data."""
@@ -147,7 +151,8 @@ class Comparison:
         return {"status": self.status(strict=strict), "summary": self.summary(strict=strict),
                 "baseline": str(self.baseline.directory), "current": str(self.current.directory),
                 **self.counts(), "compared": self.compared, "monte_carlo": self.monte_carlo,
-                "k": self.k, "familywise_error": self.familywise_error,
+                "k": self.k, "largest_z": self.largest_z,
+                "familywise_error": self.familywise_error,
                 "exact_tolerance": self.exact_tolerance, "notes": list(self.notes),
                 "changes": records(self.changes), "claims": records(self.claims),
                 "missing": records(self.missing), "added": records(self.added),
@@ -244,6 +249,7 @@ def compare(baseline: Results, current: Results, *, k: float | None = None,
     changed = (changed & ~(nan_a | nan_b)) | (nan_a != nan_b)
     z = np.where(~monte_carlo & changed, np.copysign(np.inf, difference), z)
     z = np.where(nan_a != nan_b, np.inf, z)
+    defined = monte_carlo & ~(nan_a | nan_b) & np.isfinite(z)
     rows = matched.assign(difference=difference, se=np.where(monte_carlo, se, 0.0), z=z)[changed]
     rows = rows.assign(change=[
         IMPROVEMENT if _better(r.measure, r.value_a, r.value_b, r.confidence_level)
@@ -261,6 +267,7 @@ def compare(baseline: Results, current: Results, *, k: float | None = None,
         exact_tolerance=exact_tolerance,
         power=_power(matched, _difference_se(matched, one_replicate=True), monte_carlo,
                      float(k)),
+        largest_z=float(np.max(np.abs(z[defined]), initial=0.0)),
         notes=_notes(baseline, current))
 
 
