@@ -263,3 +263,46 @@ def test_a_share_near_one_is_judged_with_the_se_at_the_bound():
     assert fails / 2000 <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
     one = _judged(claim, rows.assign(value=1.0, mcse=0.0))  # a Monte Carlo share of 1
     assert one.k is not None and one.status == FAILS  # judged as Monte Carlo, not exact
+
+
+def test_a_within_claim_on_a_share_takes_the_se_at_its_far_edge():
+    # coverage within 0.04 of 0.95 when the truth sits on the edge 0.91 (R = 1000): the SE at
+    # the edge nearer 0.5 keeps the false-alarm rate at the stated 5% (4 binomial SEs of it)
+    gen = np.random.default_rng(3)
+    claim = Claim("c", "", ("m",), "coverage", "within", 0.95, margin=0.04,
+                  familywise_error=0.05)
+    rows = pd.DataFrame({"position": range(10), "n": range(10), "method": "m",
+                         "measure": "coverage", "n_replicates": 1000})
+    fails = 0
+    for _ in range(2000):
+        share = gen.binomial(1000, 0.91, size=10) / 1000
+        mcse = np.sqrt(share * (1 - share) / 1000)
+        fails += _judged(claim, rows.assign(value=share, mcse=mcse)).status == FAILS
+    assert fails / 2000 <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
+
+
+def test_a_monte_carlo_value_without_an_se_gets_no_allowance():
+    # a method reporting SE 0 has model_se_error -1 with an undefined MCSE: it must break the
+    # claim, alone and inside a mean
+    cells = tuple(
+        CellResult("s", str(i), i, {"n": i}, "monte-carlo",
+                   {"m": Performance({"model_se_error": Measure(v, e)}, 1000)}, {}, b"")
+        for i, (v, e) in enumerate([(-1.0, math.nan), (0.0, 0.01)]))
+    claim = Claim("c", "", ("m",), "model_se_error", "within", 0.0)
+    found = evaluate_claims([claim], StudyResult("s", cells))[0]
+    assert found.status == FAILS and found.failures["n"].tolist() == [0]
+    mean = evaluate_claims([dataclasses.replace(claim, mean_over=("n",))],
+                           StudyResult("s", cells))[0]
+    assert mean.status == FAILS and math.isnan(mean.failures["mcse"].iloc[0])
+
+
+def test_claims_name_parameters_of_every_grid_and_parameters_keep_clear_of_column_names():
+    typo = Claim("c", "", ("wald",), "coverage", "within", 0.95, mean_over=("pp",))
+    with pytest.raises(ValueError, match=r"must name parameters of the binomial_coverage quick "
+                                         r"grid \(n, p, confidence_level\); got \['pp'\]"):
+        dataclasses.replace(BINOMIAL, claims=(typo,))
+    with pytest.raises(ValueError, match="`mean_over` of claim 'c' must be a tuple"):
+        Claim("c", "", ("wald",), "coverage", "within", 0.95, mean_over="p")
+    clash = Grid({"n": [10], "target": [1]}, n_replicates=2)
+    with pytest.raises(ValueError, match=r"must not be named .*; got \['target'\]"):
+        dataclasses.replace(BINOMIAL, grids={**BINOMIAL.grids, "quick": clash})

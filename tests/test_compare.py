@@ -246,3 +246,38 @@ def test_a_run_with_a_baseline_shows_the_comparison_in_its_report(baseline, tmp_
     index = (out / "index.html").read_text()
     assert "<h2>Comparison with the baseline</h2>" in index and "compare: no regression" in index
     assert json.loads((out / "report.json").read_text())["comparison"]["status"] == 0
+
+
+def test_claim_changes_new_claims_and_values_without_an_se():
+    a = _results([0.0], 0.01)
+    verdicts = pd.DataFrame({"study": ["s", "s"], "claim": ["kept", "new"],
+                             "status": ["FAILS", "HOLDS"]})
+    b = dataclasses.replace(a, verdicts=verdicts)
+    found = compare(dataclasses.replace(a, verdicts=verdicts.iloc[:0]), b).claims
+    assert found[["claim", "change"]].values.tolist() == [["kept", REGRESSION],
+                                                           ["new", "added"]]
+    # no SE: compared as an exact value (a rounding move is no change, a real one is)
+    nan_se = _results([-1.0], math.nan)
+    assert compare(nan_se, _results([-1.0 + 1e-12], math.nan)).changes.empty
+    moved = compare(nan_se, _results([-0.5], math.nan)).changes
+    assert moved["z"].tolist() == [math.inf]
+    down = compare(_results([0.5], 0.0), _results([0.4], 0.0)).changes
+    assert down["z"].tolist() == [-math.inf]
+
+
+def test_a_failed_replacement_keeps_the_old_baseline(baseline, tmp_path, monkeypatch):
+    copy = tmp_path / "baseline"
+    shutil.copytree(baseline, copy)
+    kept = {p.name: p.read_bytes() for p in copy.iterdir()}
+    real = Path.rename
+
+    def failing(self, target):
+        if Path(target) == copy and self.name.startswith(".baseline-") and not \
+                self.name.endswith("-old"):
+            raise OSError("disk full")
+        return real(self, target)
+
+    monkeypatch.setattr(Path, "rename", failing)
+    with pytest.raises(ValueError, match=r"could not be replaced .*the old baseline is kept"):
+        bless(_run(tmp_path / "run"), copy, reason="x")
+    assert {p.name: p.read_bytes() for p in copy.iterdir()} == kept

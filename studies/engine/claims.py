@@ -16,7 +16,9 @@ finding, part of the claim) and, on top of it, the statistical allowance of each
   claim that is true therefore fails on a run with probability at most about
   ``familywise_error`` (normal approximation); a study's several claims each have their own.
 
-A value is exact when its cell took the exact path, whatever its MCSE. Each verdict also states
+A value is exact when its cell took the exact path, whatever its MCSE. A Monte Carlo value whose
+SE is undefined (a method whose model SE is 0 has an undefined MCSE of ``model_se_error``) gets
+no allowance: beyond its bound, it breaks the claim. Each verdict also states
 ``detectable``: the deviation beyond the bound that the claim flags with probability at least
 0.95 in its least precise value, ``(k + 1.645) x SE`` (the exact tolerance on the exact path).
 A claim whose detectable deviation is as large as the effect it is about is visibly weak. A
@@ -118,6 +120,10 @@ class Claim:
                 isinstance(m, str) for m in self.methods):
             raise ValueError(f"`methods` of claim {self.name!r} must be a non-empty tuple of "
                              f"method names; got {self.methods!r}.")
+        if not isinstance(self.mean_over, tuple) or not all(
+                isinstance(p, str) for p in self.mean_over):
+            raise ValueError(f"`mean_over` of claim {self.name!r} must be a tuple of parameter "
+                             f"names; got {self.mean_over!r}.")
         if not 0.0 < self.familywise_error < 1.0:
             raise ValueError(f"`familywise_error` must be in (0, 1); got "
                              f"{self.familywise_error!r}.")
@@ -206,19 +212,23 @@ def _deviation(claim: Claim, value: NDArray[np.float64], target: NDArray[np.floa
     return np.abs(value - target) - claim.margin
 
 
-def _null_se(claim: Claim, bound: NDArray[np.float64], replicates: NDArray[np.float64]
+def _null_se(claim: Claim, target: NDArray[np.float64], replicates: NDArray[np.float64]
              ) -> NDArray[np.float64]:
     """The Monte Carlo SE of a share at the claim's bound, ``sqrt(b (1 - b) / R)``; nan else.
 
     The SE at the estimate, ``sqrt(p (1 - p) / R)``, shrinks near 0 and 1 and would make a
     true claim about a share fail far more often than stated (Morris et al. 2019, section 5.2,
-    use the nominal level for coverage in the same way).
+    use the nominal level for coverage in the same way). A ``within`` claim has two bounds,
+    ``target -/+ margin``; the larger of their SEs is taken.
     """
     if claim.measure not in SHARES:
-        return np.full(bound.shape, np.nan)
-    share = np.clip(bound, 0.0, 1.0)
+        return np.full(target.shape, np.nan)
+    bounds = ([target - claim.margin, target + claim.margin] if claim.comparison == "within"
+              else [_bound(claim, target)])
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sqrt(share * (1.0 - share) / replicates)
+        found = [np.sqrt(np.clip(b, 0.0, 1.0) * (1.0 - np.clip(b, 0.0, 1.0)) / replicates)
+                 for b in bounds]
+    return np.fmax.reduce(found) if len(found) > 1 else found[0]
 
 
 def _bound(claim: Claim, target: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -251,13 +261,13 @@ class _Judge:
         rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
         if len(rows) and claim.where:  # the region reads the grid parameters only
             rows = rows[region_mask(rows[self.params], claim.where)]
-        if rows.empty:
-            return
+        if rows.empty or (isinstance(claim.target, str) and claim.target not in rows):
+            return  # a grid without the target's parameter does not reach the claim
         target = (rows[claim.target].to_numpy(float) if isinstance(claim.target, str)
                   else np.full(len(rows), float(claim.target)))
         replicates = rows["n_replicates"].to_numpy(float, na_value=np.nan)
         rows = rows.assign(target=target, n_replicates=replicates,
-                           null=_null_se(claim, _bound(claim, target), replicates))
+                           null=_null_se(claim, target, replicates))
         if claim.mean_over:
             self.partial.append(self._sums(rows))
         else:
@@ -269,11 +279,12 @@ class _Judge:
     def _sums(self, rows: pd.DataFrame) -> pd.DataFrame:
         """Sums over ``mean_over`` at each value of the other parameters (one piece)."""
         rows = as_text(rows).assign(undefined=rows["value"].isna(), square=rows["mcse"] ** 2,
-                                    null=rows["null"] ** 2)
+                                    unknown=rows["mcse"].isna(), null=rows["null"] ** 2)
         return rows.groupby(self._keys(), sort=False, dropna=False).agg(
             value=("value", "sum"), undefined=("undefined", "sum"), count=("value", "size"),
-            square=("square", "sum"), null=("null", "sum"), target=("target", "sum"),
-            n_replicates=("n_replicates", "min"), error=("error", "max"))
+            square=("square", "sum"), unknown=("unknown", "sum"), null=("null", "sum"),
+            target=("target", "sum"), n_replicates=("n_replicates", "min"),
+            error=("error", "max"))
 
     def _means(self) -> pd.DataFrame:
         """The means over ``mean_over``; an undefined value makes its mean undefined."""
@@ -281,14 +292,16 @@ class _Judge:
         sums = both.groupby(level=list(range(both.index.nlevels)), sort=False,
                             dropna=False).agg(
             value=("value", "sum"), undefined=("undefined", "sum"), count=("count", "sum"),
-            square=("square", "sum"), null=("null", "sum"), target=("target", "sum"),
-            n_replicates=("n_replicates", "min"), error=("error", "max"))
+            square=("square", "sum"), unknown=("unknown", "sum"), null=("null", "sum"),
+            target=("target", "sum"), n_replicates=("n_replicates", "min"),
+            error=("error", "max"))
         count = sums["count"]
         null = np.sqrt(sums["null"]) / count if self.claim.measure in SHARES else np.nan
         return sums.assign(
             value=(sums["value"] / count).where(sums["undefined"] == 0),
-            mcse=np.sqrt(sums["square"]) / count, null=null, target=sums["target"] / count,
-        ).reset_index()
+            mcse=(np.sqrt(sums["square"]) / count).where(sums["unknown"] == 0), null=null,
+            target=sums["target"] / count,
+        ).reset_index().drop(columns=["undefined", "unknown", "count", "square"])
 
     def _judge(self, rows: pd.DataFrame, params: list[str]) -> None:
         claim = self.claim
@@ -304,11 +317,12 @@ class _Judge:
         self.compared += len(rows)
         self.monte_carlo += int(monte_carlo.sum())
         self.any_exact = self.any_exact or bool((~monte_carlo).any())
-        if monte_carlo.any():
-            self.spread = float(np.fmax(self.spread, np.nanmax(
-                np.where(monte_carlo, spread, np.nan), initial=0.0)))
+        known = spread[monte_carlo & np.isfinite(spread)]
+        if known.size:
+            self.spread = max(self.spread, float(known.max()))
         shown = rows[[*params, "method", "value", "mcse", "error"]].assign(
-            bound=_bound(claim, target), deviation=deviation, spread=spread)
+            bound=_bound(claim, target), deviation=deviation,
+            spread=np.where(np.isnan(spread), 0.0, spread))
         exact_broken = ~monte_carlo & (undefined | (deviation > claim.exact_tolerance))
         if exact_broken.any():
             self.broken.append(shown[exact_broken].assign(

@@ -46,7 +46,8 @@ from studies.engine.claims import Claim
 from studies.engine.performance import MEASURES, Estimates
 from studies.engine.regions import region_mask
 
-__all__ = ["FIGURE_KINDS", "Figure", "Grid", "Method", "Params", "Sample", "Study"]
+__all__ = ["FIGURE_KINDS", "RESERVED_NAMES", "Figure", "Grid", "Method", "Params", "Sample",
+           "Study"]
 
 Params = Mapping[str, Any]
 Method = Callable[[Any, Params], Estimates]
@@ -165,6 +166,13 @@ class Sample:
         return self.probability is not None
 
 
+# Column names of the tidy frames and of the claims' working tables.
+RESERVED_NAMES: tuple[str, ...] = (
+    "study", "position", "method", "measure", "value", "mcse", "path", "n_replicates", "error",
+    "target", "null", "bound", "excess", "allowance", "deviation", "spread", "undefined",
+    "unknown", "square", "count", "cell")
+
+
 def _check_where(where: str, grid: Grid, what: str) -> None:
     """ValueError unless ``where`` is a query over the grid's parameters (or empty)."""
     if not where:
@@ -263,6 +271,16 @@ class Study:
         for item in (*self.claims, *self.figures):
             for grid_name, grid in self.grids.items():
                 _check_where(item.where, grid, f"{self.name} {grid_name} grid")
+        for claim in self.claims:
+            named = [*claim.mean_over, *([claim.target] if isinstance(claim.target, str)
+                                         else [])]
+            for grid_name, grid in self.grids.items():
+                unknown = sorted(set(named) - set(grid.parameters))
+                if unknown:
+                    raise ValueError(
+                        f"`mean_over` and `target` of claim {claim.name!r} must name parameters "
+                        f"of the {self.name} {grid_name} grid ({', '.join(grid.parameters)}); "
+                        f"got {unknown}.")
         names = [claim.name for claim in self.claims]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
@@ -270,7 +288,15 @@ class Study:
                              f"{repeated} more than once.")
 
     def check_grid(self, grid: Grid, name: str = "given") -> None:
-        """ValueError unless every name in `estimates_depend_on` is a parameter of ``grid``."""
+        """ValueError unless every name in `estimates_depend_on` is a parameter of ``grid``.
+
+        Also unless the grid's parameter names are free: the tidy result frame and the claims'
+        tables use `RESERVED_NAMES` for their own columns.
+        """
+        taken = sorted(set(grid.parameters) & set(RESERVED_NAMES))
+        if taken:
+            raise ValueError(f"parameters of the {name} grid of study {self.name!r} must not be "
+                             f"named {', '.join(RESERVED_NAMES)}; got {taken}.")
         missing = set(self.estimates_depend_on or ()) - set(grid.parameters)
         if missing:
             raise ValueError(

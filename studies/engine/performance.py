@@ -9,11 +9,11 @@ measure               estimate                           MCSE
 ====================  =================================  =========================================
 ``bias``              ``t_bar - theta``                  ``sqrt(S^2 / R)``
 ``relative_bias``     ``(t_bar - theta) / theta``        ``sqrt(S^2 / R) / |theta|``
-``empirical_se``      ``S``                              ``S / sqrt(2 (R - 1))``
+``empirical_se``      ``S``                              ``S sqrt((K - 1) / (4 R))``
 ``mse``               ``mean (t_i - theta)^2``           ``sqrt(sum (e_i - mse)^2 / (R (R - 1)))``
 ``model_se``          ``sqrt(mean se_i^2)``              ``sqrt(var(se^2) / (4 R model_se^2))``
 ``model_se_error``    ``model_se / S - 1``               ``(model_se / S) sqrt(var(se^2) /
-                                                         (4 R model_se^4) + 1 / (2 (R - 1)))``
+                                                         (4 R model_se^4) + (K - 1) / (4 R))``
 ``coverage``          ``mean 1(low <= theta <= high)``   ``sqrt(c (1 - c) / R)``
 ``be_coverage``       ``mean 1(low <= t_bar <= high)``   ``sqrt(c (1 - c) / R)``
 ``width``             ``mean (high - low)``              ``sqrt(var(width) / R)``
@@ -21,6 +21,11 @@ measure               estimate                           MCSE
 ====================  =================================  =========================================
 
 ``e_i = (t_i - theta)^2``. ``model_se_error`` is a proportion (Morris et al. report it in percent).
+``K = mean (t_i - t_bar)^4 / (mean (t_i - t_bar)^2)^2`` is the estimates' sample kurtosis: the
+MCSE of ``S`` by the delta method on ``S^2`` without assuming normal estimates, as in the R
+package simhelpers [JP2024]. Morris et al.'s ``S / sqrt(2 (R - 1))`` is its value at ``K = 3``
+(normal estimates); for skewed estimates (an error rate near its floor, a count) it can be
+half the real spread, which would make every comparison of empirical SEs overconfident.
 
 Two paths share these formulas. The **Monte Carlo path** weights every replicate equally (or by
 its frequency, when identical outcomes are tallied). The **exact path** enumerates the outcome
@@ -35,6 +40,9 @@ References
 ----------
 .. [MWC2019] Morris, T. P., White, I. R. & Crowther, M. J. (2019). Using simulation studies to
    evaluate statistical methods. *Statistics in Medicine* 38, 2074-2102. Table 6.
+.. [JP2024] Joshi, M. & Pustejovsky, J. E. simhelpers: Helper functions for simulation
+   studies (R package), vignette "Simulation performance criteria and MCSE" (the MCSE of the
+   variance and of the standard deviation, adjusted by the sample kurtosis).
 .. [G2018] Gasparini, A. (2018). rsimsum: Summarise results from Monte Carlo simulation
    studies. *Journal of Open Source Software* 3(26), 739 (the R package users know).
 """
@@ -162,6 +170,21 @@ class _Weights:
         moment = self.mean(centred * centred)
         return moment if self.n is None else moment * self.n / (self.n - 1)
 
+    def kurtosis(self, x: NDArray[Any]) -> float:
+        """``mean c^4 / (mean c^2)^2`` of the centred ``c = x - mean x`` (nan if constant)."""
+        centred = x - self.mean(x)
+        square = centred * centred
+        second = self.mean(square)
+        return self.mean(square * square) / second**2 if second > 0 else math.nan
+
+    def se_of_sd(self, x: NDArray[Any]) -> float:
+        """The MCSE of ``S``: ``S sqrt((K - 1) / (4 R))`` (0 on the exact path) [JP2024]."""
+        if self.n is None:
+            return 0.0
+        kurtosis = self.kurtosis(x)
+        return math.sqrt(self.var(x) * (kurtosis - 1.0) / (4.0 * self.n)) \
+            if kurtosis == kurtosis else 0.0
+
     def se_of_mean(self, x: NDArray[Any]) -> float:
         return 0.0 if self.n is None else math.sqrt(self.var(x) / self.n)
 
@@ -201,8 +224,7 @@ def _estimate_measures(t: Array, theta: float, wt: _Weights) -> dict[str, Measur
     return {
         "bias": Measure(t_bar - theta, bias_se),
         "relative_bias": Measure(rel, rel_se),
-        "empirical_se": Measure(
-            math.sqrt(s2), 0.0 if wt.n is None else math.sqrt(s2 / (2.0 * (wt.n - 1)))),
+        "empirical_se": Measure(math.sqrt(s2), wt.se_of_sd(t)),
         "mse": Measure(mse, wt.se_of_mean(err2)),
     }
 
@@ -221,7 +243,8 @@ def _model_se_measures(est: Estimates, wt: _Weights) -> dict[str, Measure]:
         mcse = 0.0
         if wt.n is not None:
             # delta method on the ratio of two roughly independent MC estimates [MWC2019]
-            mcse = ratio * math.sqrt(spread**2 / model_se**2 + 1.0 / (2 * (wt.n - 1))) \
+            relative = wt.se_of_sd(est.estimate) / emp if emp > 0 else math.nan
+            mcse = ratio * math.sqrt(spread**2 / model_se**2 + relative**2) \
                 if usable else math.nan
         out["model_se_error"] = Measure(ratio - 1.0, mcse)
     return out

@@ -21,19 +21,33 @@ def _listed(value: Any) -> bool:
     return isinstance(value, list | tuple | dict | np.ndarray)
 
 
+def _plain(value: Any) -> Any:
+    """Lists, tuples and arrays as plain lists of Python numbers (the text a run stores)."""
+    if isinstance(value, list | tuple | np.ndarray):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def as_text(frame: pd.DataFrame) -> pd.DataFrame:
     """The frame with every list-valued column (object dtype) replaced by its text.
+
+    The text is the same whether a value is a list, a tuple or a numpy array, of Python or
+    numpy numbers: ``[200, 50]``, as a run read back from its store holds it.
 
     Examples
     --------
     >>> as_text(pd.DataFrame({"sizes": [[200, 50]], "n": [3]}))["sizes"].tolist()
+    ['[200, 50]']
+    >>> as_text(pd.DataFrame({"sizes": [(np.int64(200), 50)]}))["sizes"].tolist()
     ['[200, 50]']
     """
     listed = [c for c in frame.columns
               if frame[c].dtype == object and frame[c].map(_listed).any()]
     if not listed:
         return frame
-    return frame.assign(**{c: frame[c].map(str) for c in listed})
+    return frame.assign(**{c: frame[c].map(lambda v: str(_plain(v))) for c in listed})
 
 
 def region_mask(params: pd.DataFrame, where: str) -> NDArray[np.bool_]:

@@ -112,13 +112,16 @@ class PackedGroup:
         return int(self.positions.size)
 
     def column(self, name: str) -> NDArray[Any]:
-        """Scalar parameter ``name`` of every cell (a shared one repeated)."""
+        """Parameter ``name`` of every cell (a shared one repeated), one entry per cell.
+
+        A parameter holding lists gives an object array of those lists.
+        """
         if name in self.shared:
-            return np.full(self.size, self.shared[name])
+            return _levels([self.shared[name]])[np.zeros(self.size, dtype=np.intp)]
         names = list(self.axes)
         grids = np.meshgrid(*(np.arange(len(v)) for v in self.axes.values()), indexing="ij")
         index = grids[names.index(name)].ravel()
-        return np.asarray(self.axes[name])[index]
+        return _levels(self.axes[name])[index]
 
     def cells(self) -> tuple[CellResult, ...]:
         """The group as `CellResult` objects (small grids: tests, `StudyResult.rows`)."""
@@ -300,6 +303,16 @@ class StudyResult:
                 found.setdefault(name, (params, message))
         return found
 
+
+
+def _levels(values: Sequence[Any]) -> NDArray[Any]:
+    """A parameter's values as a 1-D array (object dtype when they are lists)."""
+    if not any(isinstance(v, list | tuple | dict | np.ndarray) for v in values):
+        return np.asarray(values)
+    found = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        found[i] = value
+    return found
 
 
 def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:

@@ -38,10 +38,11 @@ from typing import Any
 
 import pandas as pd
 
-from studies.engine import results_from_store, run_state
+from studies.engine import evaluate_claims, results_from_store, run_state
 from studies.engine.provenance import git_state
 from studies.engine.regions import as_text
 from studies.engine.store import DB_NAME, existing_store
+from studies.suite import STUDY_MODULES, get_study
 
 __all__ = ["COLUMNS", "MANIFEST", "Results", "bless", "load_results"]
 
@@ -155,11 +156,16 @@ def _run(path: Path) -> Results:
     rows = [_compact(frame, list(grids.get(name, {}).get("parameters", result.parameters)))
             for name, result in results.items() for frame in result.frames()]
     verdicts = []
-    for name in results:
+    for name, result in results.items():
         table = path / f"{name}.claims.csv"
         if table.is_file():
             found = pd.read_csv(table, dtype=str, keep_default_na=False)
             verdicts.append(found[["study", "claim", "status"]])
+        elif name in STUDY_MODULES:  # a run made from Python, or interrupted: judge it here
+            verdicts.append(pd.DataFrame(
+                [{"study": name, "claim": v.claim.name, "status": v.status}
+                 for v in evaluate_claims(get_study(name).claims, result)],
+                columns=["study", "claim", "status"]))
     return Results(path, "run", _sorted(rows), _verdict_frame(verdicts),
                    dict(meta["identity"]["studies"]), grids, str(meta.get("seed", "")),
                    dict(meta.get("packages", {})), run_state(path).complete)
@@ -186,6 +192,8 @@ def _report(path: Path) -> Results:
 
 def _baseline(path: Path) -> Results:
     manifest = json.loads((path / MANIFEST).read_text())
+    if set(manifest["files"]) != {RESULTS, CLAIMS}:
+        raise _bad(path, f"is a baseline whose manifest does not list {RESULTS} and {CLAIMS}")
     for name, digest in manifest["files"].items():
         data = (path / name).read_bytes() if (path / name).is_file() else b""
         if hashlib.sha256(data).hexdigest() != digest:
@@ -276,11 +284,19 @@ def bless(run_dir: str | os.PathLike[str], out: str | os.PathLike[str], *, reaso
             (staging / name).write_bytes(data)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
         old = target.with_name(f".{target.name}-old")
-        if target.exists():
-            shutil.rmtree(old, ignore_errors=True)
-            target.rename(old)
-        staging.rename(target)
         shutil.rmtree(old, ignore_errors=True)
+        if target.exists():
+            target.rename(old)
+        try:
+            staging.rename(target)
+        except OSError as error:
+            if old.exists():
+                old.rename(target)  # the old baseline back in place
+            raise ValueError(f"`out` {target} could not be replaced ({error}); the old "
+                             "baseline is kept.") from None
+        shutil.rmtree(old, ignore_errors=True)
+    except OSError as error:
+        raise ValueError(f"`out` {target} could not be written ({error}).") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target / MANIFEST

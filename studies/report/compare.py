@@ -19,6 +19,8 @@ A value has **changed** when
   draws, which the SE above describes;
 * undefined (nan) on one side only.
 
+A Monte Carlo value whose SE is undefined is compared as an exact one.
+
 A changed value is an **improvement** when it moved toward what a method aims at: coverage
 toward its nominal level, bias, relative bias and the model-SE error toward 0, the empirical
 SE and MSE down. Every other change (widths, rejection rates, any move of a measure without a
@@ -26,7 +28,8 @@ direction) is a **regression**: a narrower interval is a regression until the co
 pays for it is judged again, and blessing a new baseline is how that judgement is recorded.
 
 Beside the values: claims whose verdict changed (HOLDS to anything else is a regression,
-anything to HOLDS an improvement), cells or methods the current run lacks (a regression) or
+anything to HOLDS an improvement; a new claim is an addition when it holds and a regression
+when it does not), cells or methods the current run lacks (a regression) or
 adds (reported). The exit status of the gate is 1 on a regression (or, with ``strict``, on
 any change or addition), else 0.
 
@@ -48,7 +51,8 @@ from scipy import stats
 
 from studies.report.baseline import Results
 
-__all__ = ["EXACT_TOLERANCE", "FAMILYWISE_ERROR", "Comparison", "compare"]
+__all__ = ["ADDED", "EXACT_TOLERANCE", "FAMILYWISE_ERROR", "IMPROVEMENT", "REGRESSION",
+           "Comparison", "compare"]
 
 EXACT_TOLERANCE = 1e-9
 FAMILYWISE_ERROR = 1e-3
@@ -58,7 +62,7 @@ _Z90 = float(stats.norm.isf(0.10))
 _TOWARD_NOMINAL = ("coverage", "be_coverage")
 _TOWARD_ZERO = ("bias", "relative_bias", "model_se_error")
 _DOWN = ("empirical_se", "mse")
-REGRESSION, IMPROVEMENT = "regression", "improvement"
+REGRESSION, IMPROVEMENT, ADDED = "regression", "improvement", "added"
 _KEY = ["study", "position", "method", "measure"]
 
 
@@ -120,7 +124,8 @@ class Comparison:
             "improvements": int((self.changes["change"] == IMPROVEMENT).sum()
                                 + (self.claims["change"] == IMPROVEMENT).sum()),
             "missing": int(self.missing["values"].sum()) if len(self.missing) else 0,
-            "added": int(self.added["values"].sum()) if len(self.added) else 0,
+            "added": (int(self.added["values"].sum()) if len(self.added) else 0)
+            + int((self.claims["change"] == ADDED).sum()),
         }
 
     def status(self, *, strict: bool = False) -> int:
@@ -243,13 +248,17 @@ def compare(baseline: Results, current: Results, *, k: float | None = None,
     difference = value_b - value_a
     nan_a, nan_b = np.isnan(value_a), np.isnan(value_b)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(se > 0, difference / se, np.where(difference == 0, 0.0, np.inf))
-    exact_moved = np.abs(difference) > exact_tolerance * (1.0 + np.abs(value_a))
-    changed = np.where(monte_carlo, np.abs(z) > k, exact_moved)
+        z = np.where(se > 0, difference / se,
+                     np.where(difference == 0, 0.0, np.copysign(np.inf, difference)))
+        exact_moved = (np.abs(difference) > exact_tolerance * (1.0 + np.abs(value_a))) | (
+            (np.isinf(value_a) | np.isinf(value_b)) & (value_a != value_b))
+    # a Monte Carlo value without an SE is compared as an exact one
+    judged = monte_carlo & np.isfinite(se)
+    changed = np.where(judged, np.abs(z) > k, exact_moved)
     changed = (changed & ~(nan_a | nan_b)) | (nan_a != nan_b)
-    z = np.where(~monte_carlo & changed, np.copysign(np.inf, difference), z)
+    z = np.where(~judged & changed, np.copysign(np.inf, difference), z)
     z = np.where(nan_a != nan_b, np.inf, z)
-    defined = monte_carlo & ~(nan_a | nan_b) & np.isfinite(z)
+    defined = judged & ~(nan_a | nan_b) & np.isfinite(z)
     rows = matched.assign(difference=difference, se=np.where(monte_carlo, se, 0.0), z=z)[changed]
     rows = rows.assign(change=[
         IMPROVEMENT if _better(r.measure, r.value_a, r.value_b, r.confidence_level)
@@ -325,7 +334,8 @@ def _claim_changes(before: pd.DataFrame, after: pd.DataFrame, shared: set[str]
         after[after["study"].isin(shared)], on=["study", "claim"], how="outer",
         suffixes=("_a", "_b")).fillna("absent")
     both = both[both["status_a"] != both["status_b"]]
-    change = [IMPROVEMENT if b == "HOLDS" or a == "absent" else REGRESSION
+    # a new claim that holds is an addition; one that fails or cannot be judged, a regression
+    change = [(ADDED if a == "absent" else IMPROVEMENT) if b == "HOLDS" else REGRESSION
               for a, b in zip(both["status_a"], both["status_b"], strict=True)]
     return pd.DataFrame({"change": change, "study": both["study"], "claim": both["claim"],
                          "baseline": both["status_a"], "current": both["status_b"]}

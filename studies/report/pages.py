@@ -74,7 +74,8 @@ LEGEND: dict[str, str] = {
     "detectable": "the smallest deviation beyond the margin the claim is sure to flag in its "
                   "least precise value (k x the largest MCSE, or the rounding tolerance of "
                   "exact values)",
-    "MCSE": "Monte Carlo standard error (Morris, White & Crowther 2019, Table 6); 0 for exact "
+    "MCSE": "Monte Carlo standard error (Morris, White & Crowther 2019, Table 6; the empirical "
+            "SE's adjusted by the estimates' kurtosis, as simhelpers does); 0 for exact "
             "values, computed by enumerating every outcome",
     "estimate (MCSE)": "a value and its Monte Carlo standard error",
     "coverage": "the share of intervals that contain the true value",
