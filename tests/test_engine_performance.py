@@ -163,3 +163,10 @@ def test_exact_performance_bad_input():
         exact_performance(est, [0.5], [[0.5, 0.5, 0.0]])
     with pytest.raises(ValueError, match="rows must sum to 1"):
         exact_performance(est, [0.5, 0.5], [[0.5, 0.5], [0.5, 0.4]])
+
+
+def test_two_equally_likely_estimates_have_kurtosis_one_and_a_finite_mcse():
+    t = np.tile([0.2, 0.5], 500)  # kurtosis exactly 1 in theory, a hair below in floating point
+    found = performance(Estimates(estimate=t), 0.4, measures=["empirical_se"])["empirical_se"]
+    assert found.value == pytest.approx(0.15 * math.sqrt(1000 / 999))
+    assert 0.0 <= found.mcse < 1e-6

@@ -182,7 +182,8 @@ class _Weights:
         if self.n is None:
             return 0.0
         kurtosis = self.kurtosis(x)
-        return math.sqrt(self.var(x) * (kurtosis - 1.0) / (4.0 * self.n)) \
+        # K >= 1 always (K = 1 for two equally likely values); rounding can land just below
+        return math.sqrt(self.var(x) * max(kurtosis - 1.0, 0.0) / (4.0 * self.n)) \
             if kurtosis == kurtosis else 0.0
 
     def se_of_mean(self, x: NDArray[Any]) -> float:
