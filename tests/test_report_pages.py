@@ -147,6 +147,9 @@ def test_coverage_bands_say_where_a_method_meets_nominal():
     banded = _coverage_bands(StudyResult("s", (*many, cells[4])))
     assert banded[["n band", "cells"]].values.tolist() == [["1-29", 5], ["30-99", 7],
                                                            [">= 300", 1]]
+    more = tuple(cell(i, n, "a", 0.95) for i, n in enumerate([500, 150, 40, *range(1, 12)]))
+    texts, _ = _bands_pivot(_coverage_bands(StudyResult("s", more)))
+    assert texts["n band"].astype(str).tolist() == ["1-29", "30-99", "100-299", ">= 300"]
 
 
 def test_a_report_of_an_incomplete_run_says_so_on_every_page(tmp_path, capsys):

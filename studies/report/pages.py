@@ -302,8 +302,12 @@ N_BANDS: tuple[tuple[int, float], ...] = ((1, 30), (30, 100), (100, 300), (300, 
 BAND_MARGIN = 0.01
 
 
+def _band_labels() -> list[str]:
+    return [f"{lo}-{hi - 1:g}" if math.isfinite(hi) else f">= {lo}" for lo, hi in N_BANDS]
+
+
 def _band(n: pd.Series) -> pd.Series:
-    labels = [f"{lo}-{hi - 1:g}" if math.isfinite(hi) else f">= {lo}" for lo, hi in N_BANDS]
+    labels = _band_labels()
     edges = [lo for lo, _ in N_BANDS] + [math.inf]
     return pd.Series(pd.cut(n.astype(float), edges, right=False, labels=labels).astype(str),
                      index=n.index)
@@ -382,6 +386,9 @@ def _bands_pivot(bands: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     if not keys:
         bands, keys = bands.assign(cells="all"), ["cells"]
     methods = list(dict.fromkeys(bands["method"]))
+    if "n band" in keys:  # in the order of n, not of the labels' text
+        bands = bands.assign(**{"n band": pd.Categorical(
+            bands["n band"], categories=_band_labels(), ordered=True)})
     shown = bands.assign(entry=bands["mean coverage (MCSE)"]
                          + bands["verdict"].map(_VERDICT_MARK)).set_index([*keys, "method"])
 
