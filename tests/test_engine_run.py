@@ -116,10 +116,13 @@ def _cells(directory):
 
 def _study_process(out, *extra):
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'tests'}")
+    # SIGINT as a terminal gives it: a shell's background job (a CI runner's, nohup's)
+    # inherits it ignored, and the Ctrl-C test would then send a signal nobody hears
     return subprocess.Popen(
         [sys.executable, "-m", "studies.cli", "study", "run", "test_engine_run:SLOW",
          "--seed", "3", "--workers", "1", "--out", str(out), *extra],
-        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def _wait_for_cells(out, at_least, process):
