@@ -281,3 +281,15 @@ def test_a_failed_replacement_keeps_the_old_baseline(baseline, tmp_path, monkeyp
     with pytest.raises(ValueError, match=r"could not be replaced .*the old baseline is kept"):
         bless(_run(tmp_path / "run"), copy, reason="x")
     assert {p.name: p.read_bytes() for p in copy.iterdir()} == kept
+
+
+def test_a_report_directory_compares_like_its_run(baseline, tmp_path, capsys):
+    run_dir = _run(tmp_path / "run")
+    assert main(["study", "report", str(run_dir), "--out", str(tmp_path / "report")]) == 0
+    capsys.readouterr()
+    report = load_results(tmp_path / "report")
+    assert report.kind == "report" and set(report.studies) == set(STUDIES)
+    status, out = _gate(baseline, tmp_path / "report", capsys)
+    assert status == 0, out
+    assert "0 regressions, 0 improvements, 0 values missing, 0 added" in out
+    assert len(report.rows) == len(load_results(baseline).rows)
