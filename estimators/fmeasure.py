@@ -232,8 +232,9 @@ def _logit_delta_bounds(f: Array, var: Array, tail: float) -> tuple[Array, Array
     safe = np.where(inside, f, 0.5)
     half = upper_normal_quantile(tail) * np.sqrt(np.where(inside, var, 0.0)) / (safe * (1.0 - safe))
     centre = special.logit(safe)
-    low = np.where(inside, special.expit(centre - half), np.nan)
-    high = np.where(inside, special.expit(centre + half), np.nan)
+    # expit(logit(F)) can miss F by a rounding: the interval must still hold its own centre
+    low = np.where(inside, np.minimum(special.expit(centre - half), safe), np.nan)
+    high = np.where(inside, np.maximum(special.expit(centre + half), safe), np.nan)
     return low, high
 
 

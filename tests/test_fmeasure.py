@@ -19,7 +19,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy import integrate, optimize, special, stats
 
@@ -685,6 +685,7 @@ def test_intervals_nest_as_the_level_rises(counts, levels, options):
         assert outer.low <= inner.low and inner.high <= outer.high
 
 
+@example(counts=(1, 0, 8, 0), level=0.5, stratified=True)  # zero variance: expit(logit(F)) < F
 @given(counts=defined_counts_st, level=level_st, stratified=st.booleans())
 def test_logit_delta_interval_is_strictly_inside_the_unit_interval(counts, level, stratified):
     # tp > 0 and fp + fn > 0: 0 < F < 1.
