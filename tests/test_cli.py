@@ -94,3 +94,17 @@ def test_progress_on_a_terminal_is_a_bar():
     for done in range(0, 11):
         progress(done, 10)
     assert "\r" in stream.getvalue() and "10/10" in stream.getvalue()
+
+
+def test_a_request_larger_than_memory_is_one_line_with_exit_status_2(monkeypatch, capsys):
+    import studies.cli.f1 as command
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError("Unable to allocate 74.5 GiB for an array with shape (10000000000,)")
+
+    monkeypatch.setattr(command, "f1_ci", exhausted)
+    assert main(["f1", "--tp", "60", "--fp", "20", "--fn", "25", "--tn", "395", "--method",
+                 "bootstrap", "--draws", "10000000000"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "needs more memory than this machine has (Unable to allocate 74.5 GiB" in err

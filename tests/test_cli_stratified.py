@@ -201,3 +201,10 @@ def test_wired_into_evalcert(capsys, csv_file):
                      "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert math.isclose(summary["utility"]["mse"], 21452.505747126434, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["-1e3", "-2.5E-1", "-.5", "-1000"])
+def test_negative_values_in_any_notation_are_read_as_values(evalcert, capsys, csv_file, loss):
+    found = run_json(evalcert, capsys, ["stratified", csv_file(R3_CSV), "--gain", "3",
+                                        "--loss", loss, "--json"])
+    assert found["u_b"] == float(loss)

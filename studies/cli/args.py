@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from typing import NoReturn
 
 __all__ = [
@@ -44,12 +45,22 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+# A negative number in any notation Python reads (-3, -0.5, -.5, -1e3, -2.5E-4, -inf): a
+# value, not an option (argparse alone knows only -3 and -0.5, so --loss -1e3 failed).
+_NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf(inity)?$",
+                              re.IGNORECASE)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (argparse prints the whole usage block by default)."""
+    """argparse with one-line errors (argparse prints the whole usage block by default).
+
+    Negative numbers in scientific notation are read as option values (``--loss -1e3``).
+    """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._negative_number_matcher = _NEGATIVE_NUMBER
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)

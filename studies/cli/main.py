@@ -43,3 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ValueError, TypeError) as error:
         print(f"evalcert: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except MemoryError as error:  # numpy's message names the array it could not allocate
+        detail = str(error).splitlines()[0] if str(error) else "out of memory"
+        print(f"evalcert: error: the request needs more memory than this machine has "
+              f"({detail}); ask for fewer draws, replicates or a smaller size.", file=sys.stderr)
+        return EXIT_USAGE
