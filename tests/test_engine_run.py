@@ -99,6 +99,21 @@ def test_unreachable_scheduler_fails_fast_and_cleanly(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
+def test_a_scheduler_that_is_not_an_address_is_one_line_even_at_exit(tmp_path):
+    # a Dask Client that fails in its constructor printed a traceback when Python exited
+    pytest.importorskip("distributed")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-m", "studies.cli", "study", "run", "mean_bias", "--scheduler",
+         "not an address", "--out", str(tmp_path / "run")],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == ("evalcert: error: `scheduler` must be an address such as "
+                           "tcp://HOST:PORT; got 'not an address' (missing port number in "
+                           "address 'not an address').\n")
+    assert not (tmp_path / "run").exists()
+
+
 def test_scheduler_without_dask_says_to_install_the_extra(monkeypatch, capsys, tmp_path):
     monkeypatch.setitem(sys.modules, "distributed", None)
     assert main(["study", "run", "mean_bias", "--scheduler", "tcp://127.0.0.1:9",

@@ -90,6 +90,15 @@ def connect_dask(address: str) -> Any:
         raise ValueError(
             "`scheduler` needs Dask; install the dask extra: pip install 'evalcert[dask]'."
         ) from None
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:  # checked first: a Client that fails in its constructor complains again at exit
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"`scheduler` must be an address such as tcp://HOST:PORT; got "
+                         f"{address!r} ({error}).") from None
     try:
         return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except (OSError, TimeoutError, ValueError, TypeError) as error:
