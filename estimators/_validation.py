@@ -42,11 +42,17 @@ def first_offender(array: NDArray[Any], bad: NDArray[np.bool_]) -> str:
     return _show(array[index].item()) + at_index(index)
 
 
+# The largest count accepted: whole numbers above it are not exact in float64 (where every
+# estimator computes), and a few of them summed would wrap around in int64.
+MAX_COUNT = 2**53
+
+
 def as_counts(value: Any, name: str) -> NDArray[np.int64]:
-    """Return ``value`` as an int64 array of non-negative whole numbers.
+    """Return ``value`` as an int64 array of non-negative whole numbers up to `MAX_COUNT`.
 
     Integral floats (``3.0``) are accepted because counts are often computed;
-    booleans, strings and fractional values are rejected.
+    booleans, strings and fractional values are rejected, and so are counts too large to
+    compute with (an unsigned 2**63 would otherwise wrap around to a negative int64).
     """
     array = np.asarray(value)
     if array.dtype == np.bool_ or not (
@@ -64,6 +70,10 @@ def as_counts(value: Any, name: str) -> NDArray[np.int64]:
     bad = array < 0
     if bad.any():
         raise ValueError(f"`{name}` must be non-negative; got {first_offender(array, bad)}.")
+    bad = array > MAX_COUNT
+    if bad.any():
+        raise ValueError(f"`{name}` must be at most 2**53 = {MAX_COUNT}; got "
+                         f"{first_offender(array, bad)}.")
     return array.astype(np.int64, copy=False)
 
 

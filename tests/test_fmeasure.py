@@ -740,6 +740,11 @@ BAD_INPUT_CASES = [
     ({"tp": -1}, ValueError, r"`tp` must be non-negative"),
     ({"fn": [3, -2]}, ValueError, r"`fn` must be non-negative; got -2 at index 1"),
     ({"fp": 2.5}, ValueError, r"`fp` must hold whole numbers"),
+    # 2**63 as unsigned wrapped to a negative int64 and gave a negative F1
+    ({"fp": 2**63}, ValueError, r"`fp` must be at most 2\*\*53 = 9007199254740992; got 9223"),
+    ({"fp": np.array([1, 2**63], dtype=np.uint64)}, ValueError,
+     r"`fp` must be at most 2\*\*53 .* at index 1"),
+    ({"tn": 1e300}, ValueError, r"`tn` must be at most 2\*\*53"),
     ({"tn": True}, TypeError, r"`tn` must be an integer count"),
     ({"tp": "60"}, TypeError, r"`tp` must be an integer count"),
     ({"tp": [1, 2], "fp": [1, 2, 3]}, ValueError, r"`tp`, `fp`, `fn`, `tn` must broadcast"),
