@@ -132,3 +132,17 @@ def choice(value: Any, name: str, allowed: Iterable[str]) -> str:
 def alternative(value: Any) -> str:
     """Validate the scipy-style ``alternative`` keyword."""
     return choice(value, "alternative", ALTERNATIVES)
+
+
+def generator(rng: Any) -> np.random.Generator:
+    """``numpy.random.default_rng(rng)`` for the values it is meant for, else a TypeError.
+
+    Accepted: None, a non-negative int, a SeedSequence, a BitGenerator or a Generator
+    (numpy's own message for anything else does not name the argument).
+    """
+    accepted = (np.random.SeedSequence, np.random.BitGenerator, np.random.Generator)
+    whole = isinstance(rng, int | np.integer) and not isinstance(rng, bool) and int(rng) >= 0
+    if rng is not None and not whole and not isinstance(rng, accepted):
+        raise TypeError("`rng` must be a numpy Generator, SeedSequence, BitGenerator, "
+                        f"non-negative int or None; got {_show(rng)}.")
+    return np.random.default_rng(rng)

@@ -9,7 +9,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from estimators import _validation as check
+
 Bound = float | NDArray[np.float64]
+
+
+def _bound(value: Any, name: str) -> NDArray[np.float64]:
+    """A bound as a float array (nan: undefined; infinite ends allowed)."""
+    array = np.asarray(value)
+    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.integer)
+                                       or np.issubdtype(array.dtype, np.floating)):
+        raise TypeError(f"`{name}` must be a real number or array of them; got {value!r}.")
+    return array.astype(np.float64, copy=False)
 
 
 @dataclass(frozen=True)
@@ -43,6 +54,25 @@ class Interval:
     method: str
     confidence_level: float
     alternative: str = "two-sided"
+
+    def __post_init__(self) -> None:
+        # the estimators build valid intervals; this guards an Interval built by hand
+        if not isinstance(self.method, str) or not self.method:
+            raise TypeError(f"`method` must be a method name; got {self.method!r}.")
+        check.open_unit(self.confidence_level, "confidence_level")
+        check.alternative(self.alternative)
+        low = _bound(self.low, "low")
+        high = _bound(self.high, "high")
+        try:
+            low, high = np.broadcast_arrays(low, high)
+        except ValueError:
+            raise ValueError(f"`low` and `high` must broadcast to one shape; got shapes "
+                             f"{np.shape(low)} and {np.shape(high)}.") from None
+        bad = low > high  # nan (an undefined interval) compares False
+        if bad.any():
+            raise ValueError(f"`low` must not exceed `high`; got low "
+                             f"{check.first_offender(low, bad)} above high "
+                             f"{check.first_offender(high, bad)}.")
 
     def __iter__(self) -> Iterator[Any]:
         """Unpack as ``low, high`` (like scipy's ``ConfidenceInterval``)."""

@@ -75,9 +75,19 @@ class ConfusionPosterior:
     tn: int
     retrieved_share: float
 
+    def __post_init__(self) -> None:
+        for name in ("tp", "fp", "fn", "tn"):
+            if check.as_counts(getattr(self, name), name).ndim:
+                raise ValueError(f"`{name}` must be one count; got {getattr(self, name)!r}.")
+        share = check.real_scalar(self.retrieved_share, "retrieved_share")
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"`retrieved_share` must be in [0, 1]; got "
+                             f"{self.retrieved_share!r}.")
+
     def draw(self, draws: int, *, rng: Any = None) -> tuple[Array, Array]:
         """Draw ``(R1, R0)``: relevant proportions of the retrieved and unretrieved segments."""
-        generator = np.random.default_rng(rng)
+        draws = check.positive_int(draws, "draws")
+        generator = check.generator(rng)
         r1 = generator.beta(0.5 + self.tp, 0.5 + self.fp, size=draws)
         r0 = generator.beta(0.5 + self.fn, 0.5 + self.tn, size=draws)
         return r1, r0
@@ -88,7 +98,13 @@ class ConfusionPosterior:
         return np.stack([q * r1, q * (1 - r1), (1 - q) * r0, (1 - q) * (1 - r0)], axis=-1)
 
     def f1(self, r1: Array, r0: Array) -> Array:
-        """Population F1 of each draw."""
+        """Population F1 of each draw (``r1``, ``r0`` proportions in [0, 1])."""
+        for name, value in (("r1", r1), ("r0", r0)):
+            array = check.as_real_array(value, name)
+            bad = (array < 0.0) | (array > 1.0)
+            if bad.any():
+                raise ValueError(f"`{name}` must hold proportions in [0, 1]; got "
+                                 f"{check.first_offender(array, bad)}.")
         return f1_from_segments(np.asarray(self.retrieved_share), r1, r0)
 
     @property

@@ -394,6 +394,20 @@ class ProportionEstimate:
     successes: int | IntArray
     trials: int | IntArray
 
+    def __post_init__(self) -> None:
+        x = check.as_counts(self.successes, "successes")
+        n = check.as_counts(self.trials, "trials")
+        try:
+            x, n = np.broadcast_arrays(x, n)
+        except ValueError:
+            raise ValueError(f"`successes` and `trials` must broadcast to one shape; got "
+                             f"shapes {np.shape(x)} and {np.shape(n)}.") from None
+        bad = x > n
+        if bad.any():
+            raise ValueError(f"`successes` must not exceed `trials`; got "
+                             f"{check.first_offender(x, bad)} successes in "
+                             f"{check.first_offender(n, bad)} trials.")
+
     @property
     def estimate(self) -> Bound:
         """``successes / trials``; nan where ``trials == 0``."""

@@ -16,6 +16,7 @@ from estimators import (
     f1_ci,
     theta_star,
 )
+from estimators.power import ConfusionPosterior
 
 EXAMPLE = (60, 20, 25, 395)  # F1 = 0.727, limit about 0.668 at power 0.93
 # (observed matrix, target) for the calibration checks: prevalence 17%, 4% and 48%.
@@ -210,3 +211,17 @@ def test_plan_passes_at_the_posterior_mean_population(confusion, target):
 def test_bad_input(call, error, pattern):
     with pytest.raises(error, match=pattern):
         call()
+
+
+@pytest.mark.parametrize(("build", "error", "message"), [
+    (lambda p: p.draw(0), ValueError, r"`draws` must be a positive integer; got 0"),
+    (lambda p: p.draw(10, rng="abc"), TypeError, r"`rng` must be a numpy Generator"),
+    (lambda p: p.f1(-0.5, 0.2), ValueError, r"`r1` must hold proportions in \[0, 1\]; got -0.5"),
+    (lambda p: ConfusionPosterior(60, 20, 25, 395, 1.5), ValueError,
+     r"`retrieved_share` must be in \[0, 1\]"),
+    (lambda p: ConfusionPosterior(-1, 20, 25, 395, 0.1), ValueError, r"`tp` must be non-neg"),
+    (lambda p: ConfusionPosterior([1, 2], 20, 25, 395, 0.1), ValueError, r"`tp` must be one"),
+])
+def test_a_posterior_built_or_used_by_hand_is_validated(build, error, message):
+    with pytest.raises(error, match=message):
+        build(ConfusionPosterior(60, 20, 25, 395, 0.1))

@@ -308,3 +308,34 @@ def test_contains_point_estimate_except_degenerate_wald(xn, method):
 def test_bad_input(kwargs, error, pattern):
     with pytest.raises(error, match=pattern):
         proportion_ci(**kwargs)
+
+
+@pytest.mark.parametrize(("args", "error", "message"), [
+    ((30, 27), ValueError, r"`successes` must not exceed `trials`; got 30 successes in 27"),
+    (([1, 5], [2, 4]), ValueError, r"got 5 at index 1 successes in 4 at index 1 trials"),
+    ((-1, 3), ValueError, r"`successes` must be non-negative"),
+    ((2.5, 3), ValueError, r"`successes` must hold whole numbers"),
+    ((1, "3"), TypeError, r"`trials` must be an integer count"),
+    (([1, 2, 3], [4, 5]), ValueError, r"must broadcast to one shape"),
+])
+def test_a_proportion_estimate_built_by_hand_is_validated(args, error, message):
+    with pytest.raises(error, match=message):
+        ProportionEstimate(*args)
+
+
+@pytest.mark.parametrize(("args", "error", "message"), [
+    ((2, -1, "m", 0.95), ValueError, r"`low` must not exceed `high`; got low 2.0 above high"),
+    (([0.1, 0.5], [0.2, 0.4], "m", 0.9), ValueError, r"low 0.5 at index 1 above high 0.4"),
+    ((0.1, 0.2, "m", 1.5), ValueError, r"`confidence_level` must be strictly between 0 and 1"),
+    ((0.1, 0.2, "m", 0.95, "two_sided"), ValueError, r"`alternative` must be one of"),
+    (("a", 1, "m", 0.9), TypeError, r"`low` must be a real number"),
+    ((0.1, 0.2, "", 0.9), TypeError, r"`method` must be a method name"),
+])
+def test_an_interval_built_by_hand_is_validated(args, error, message):
+    with pytest.raises(error, match=message):
+        Interval(*args)
+
+
+def test_undefined_and_infinite_bounds_remain_valid_intervals():
+    assert math.isnan(Interval(math.nan, math.nan, "m", 0.9).low)
+    assert Interval(0.2, math.inf, "m", 0.9, "greater").high == math.inf
