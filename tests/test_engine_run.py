@@ -507,3 +507,14 @@ def test_ctrl_c_before_the_store_exists_exits_130(tmp_path, capsys, monkeypatch)
     assert main(["study", "run", "mean_bias", "--out", str(tmp_path / "run")]) == 130
     assert "interrupted before any cell was stored" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_that_fails_before_its_first_cell_leaves_no_store_to_block_its_retry(
+        tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["study", "run", "mean_bias", "--method", "nosuch:thing", "--workers", "1",
+                 "--out", str(out)]) == 2
+    assert "`method` 'nosuch:thing' cannot be imported" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(["study", "run", "mean_bias", "--workers", "1", "--seed", "1",
+                 "--out", str(out)]) == 0

@@ -29,7 +29,7 @@ from studies.engine.provenance import provenance
 from studies.engine.reading import group_results, read_store
 from studies.engine.results import CellResult, PackedGroup, RunResults, now
 from studies.engine.store import RunStore, open_store
-from studies.engine.tasks import Finished
+from studies.engine.tasks import Finished, resolve_methods
 
 __all__ = ["run"]
 
@@ -113,6 +113,9 @@ def run(
         "methods": list(methods),
         "path": path,
     }
+    # a bad user method or grid fails here, before a run store exists to block the retry
+    for s in resolved:
+        resolve_methods(s.for_grid(grids[s.name]), tuple(methods))
     # connect first: an unreachable scheduler must not leave a half-made run directory
     client = connect_dask(scheduler) if scheduler is not None else None
     store: RunStore | None = None
