@@ -195,6 +195,7 @@ class F1Estimate:
         alternative = check.alternative(alternative)
         level = check.open_unit(confidence_level, "confidence_level")
         draws = check.positive_int(draws, "draws")
+        generator = check.generator(rng)  # checked for every method, used by the simulated
         if method == "bootstrap" and self.finite_population:
             raise ValueError(
                 "`method` must not be 'bootstrap' with `finite_population=True` (the bootstrap "
@@ -204,7 +205,6 @@ class F1Estimate:
         if method in ("delta", "logit-delta"):
             low, high = _NORMAL[method](self._point(), self._variance(), tail)
         else:
-            generator = np.random.default_rng(rng)
             replicates = _SIMULATED[method](self, generator, draws)
             undefined = np.isnan(self._point())  # one rule for every method: nan bounds
             low, high = (np.where(undefined, np.nan, bound)
@@ -365,7 +365,7 @@ def _population_sizes(
     if population_sizes is None:
         raise ValueError("`population_sizes` must be given when `finite_population=True`; "
                          "got None.")
-    if len(population_sizes) != 2:
+    if not isinstance(population_sizes, tuple | list) or len(population_sizes) != 2:
         raise ValueError(f"`population_sizes` must be a pair (N1, N0); got {population_sizes!r}.")
     big1 = check.as_counts(population_sizes[0], "population_sizes[0]")
     big0 = check.as_counts(population_sizes[1], "population_sizes[1]")
