@@ -247,38 +247,41 @@ def test_a_clopper_pearson_at_a_lower_level_fails_the_conservative_claim():
     assert "clopper-pearson at n=" in verdict.worst()
 
 
+def _share_rows(cells, replicates):
+    return pd.DataFrame({"position": range(cells), "n": range(cells), "method": "m",
+                         "measure": "coverage", "n_replicates": replicates})
+
+
+def _false_alarm_rate(claim, truth, cells, replicates, seed, runs=2000):
+    """The share of ``runs`` simulated runs of binomial coverage at ``truth`` failing ``claim``."""
+    gen = np.random.default_rng(seed)
+    rows = _share_rows(cells, replicates)
+    fails = 0
+    for _ in range(runs):
+        share = gen.binomial(replicates, truth, size=cells) / replicates
+        mcse = np.sqrt(share * (1 - share) / replicates)
+        fails += _judged(claim, rows.assign(value=share, mcse=mcse)).status == FAILS
+    return fails / runs
+
+
 def test_a_share_near_one_is_judged_with_the_se_at_the_bound():
     # Coverage estimated from R = 1024 replicates when the truth is exactly at the bound 0.97:
     # the SE at the estimate shrinks near 1 and would fail a true claim far more often than
     # stated; the SE at the bound keeps the rate near 5% (4 binomial SEs of the rate).
-    gen = np.random.default_rng(7)
     claim = Claim("c", "", ("m",), "coverage", "at_most", 0.97, familywise_error=0.05)
-    rows = pd.DataFrame({"position": range(8), "n": range(8), "method": "m",
-                         "measure": "coverage", "n_replicates": 1024})
-    fails = 0
-    for _ in range(2000):
-        share = gen.binomial(1024, 0.97, size=8) / 1024
-        mcse = np.sqrt(share * (1 - share) / 1024)
-        fails += _judged(claim, rows.assign(value=share, mcse=mcse)).status == FAILS
-    assert fails / 2000 <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
-    one = _judged(claim, rows.assign(value=1.0, mcse=0.0))  # a Monte Carlo share of 1
+    rate = _false_alarm_rate(claim, 0.97, cells=8, replicates=1024, seed=7)
+    assert rate <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
+    one = _judged(claim, _share_rows(8, 1024).assign(value=1.0, mcse=0.0))  # a share of 1
     assert one.k is not None and one.status == FAILS  # judged as Monte Carlo, not exact
 
 
 def test_a_within_claim_on_a_share_takes_the_se_at_its_far_edge():
     # coverage within 0.04 of 0.95 when the truth sits on the edge 0.91 (R = 1000): the SE at
     # the edge nearer 0.5 keeps the false-alarm rate at the stated 5% (4 binomial SEs of it)
-    gen = np.random.default_rng(3)
     claim = Claim("c", "", ("m",), "coverage", "within", 0.95, margin=0.04,
                   familywise_error=0.05)
-    rows = pd.DataFrame({"position": range(10), "n": range(10), "method": "m",
-                         "measure": "coverage", "n_replicates": 1000})
-    fails = 0
-    for _ in range(2000):
-        share = gen.binomial(1000, 0.91, size=10) / 1000
-        mcse = np.sqrt(share * (1 - share) / 1000)
-        fails += _judged(claim, rows.assign(value=share, mcse=mcse)).status == FAILS
-    assert fails / 2000 <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
+    rate = _false_alarm_rate(claim, 0.91, cells=10, replicates=1000, seed=3)
+    assert rate <= 0.05 + 4 * math.sqrt(0.05 * 0.95 / 2000)
 
 
 def test_a_monte_carlo_value_without_an_se_gets_no_allowance():
