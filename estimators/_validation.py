@@ -18,10 +18,19 @@ from numpy.typing import NDArray
 ALTERNATIVES = ("two-sided", "less", "greater")
 
 
-def _show(value: Any) -> str:
-    """A short repr of an offending value for an error message."""
-    text = repr(value)
+def show(value: Any) -> str:
+    """A short one-line repr of an offending value for an error message."""
+    text = " ".join(repr(value).split())  # an array's repr spans lines
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def as_array(value: Any, name: str) -> NDArray[Any]:
+    """``numpy.asarray(value)``, or a ValueError naming ``name`` for a ragged nesting."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        raise ValueError(f"`{name}` must be a number or a rectangular array of numbers; got "
+                         f"{show(value)}.") from None
 
 
 def first_index(bad: NDArray[np.bool_]) -> tuple[int, ...]:
@@ -39,12 +48,17 @@ def at_index(index: tuple[int, ...]) -> str:
 def first_offender(array: NDArray[Any], bad: NDArray[np.bool_]) -> str:
     """Describe the first element flagged in ``bad``, with its index when not a scalar."""
     index = first_index(bad)
-    return _show(array[index].item()) + at_index(index)
+    return show(array[index].item()) + at_index(index)
 
 
 # The largest count accepted: whole numbers above it are not exact in float64 (where every
 # estimator computes), and a few of them summed would wrap around in int64.
 MAX_COUNT = 2**53
+
+
+def iterable(value: Any) -> bool:
+    """Whether ``value`` can be iterated over (a 0-d array claims it can but cannot)."""
+    return isinstance(value, Iterable) and not (isinstance(value, np.ndarray) and value.ndim == 0)
 
 
 def as_counts(value: Any, name: str) -> NDArray[np.int64]:
@@ -54,12 +68,12 @@ def as_counts(value: Any, name: str) -> NDArray[np.int64]:
     booleans, strings and fractional values are rejected, and so are counts too large to
     compute with (an unsigned 2**63 would otherwise wrap around to a negative int64).
     """
-    array = np.asarray(value)
+    array = as_array(value, name)
     if array.dtype == np.bool_ or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
         raise TypeError(
-            f"`{name}` must be an integer count or array of counts; got {_show(value)}."
+            f"`{name}` must be an integer count or array of counts; got {show(value)}."
         )
     if np.issubdtype(array.dtype, np.floating):
         bad = ~np.isfinite(array) | (array != np.floor(array))
@@ -79,12 +93,12 @@ def as_counts(value: Any, name: str) -> NDArray[np.int64]:
 
 def as_real_array(value: Any, name: str) -> NDArray[np.float64]:
     """Return ``value`` as a finite float64 array."""
-    array = np.asarray(value)
+    array = as_array(value, name)
     if array.dtype == np.bool_ or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
         raise TypeError(
-            f"`{name}` must be a real number or array of real numbers; got {_show(value)}."
+            f"`{name}` must be a real number or array of real numbers; got {show(value)}."
         )
     array = array.astype(np.float64, copy=False)
     bad = ~np.isfinite(array)
@@ -96,10 +110,10 @@ def as_real_array(value: Any, name: str) -> NDArray[np.float64]:
 def real_scalar(value: Any, name: str) -> float:
     """Return ``value`` as a finite Python float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a real number; got {_show(value)}.")
+        raise TypeError(f"`{name}` must be a real number; got {show(value)}.")
     result = float(value)
     if not math.isfinite(result):
-        raise ValueError(f"`{name}` must be finite; got {_show(value)}.")
+        raise ValueError(f"`{name}` must be finite; got {show(value)}.")
     return result
 
 
@@ -107,17 +121,33 @@ def open_unit(value: Any, name: str) -> float:
     """Return ``value`` as a float strictly inside (0, 1)."""
     result = real_scalar(value, name)
     if not 0.0 < result < 1.0:
-        raise ValueError(f"`{name}` must be strictly between 0 and 1; got {_show(value)}.")
+        raise ValueError(f"`{name}` must be strictly between 0 and 1; got {show(value)}.")
     return result
 
 
 def positive_int(value: Any, name: str) -> int:
     """Return ``value`` as a positive Python int (``numbers.Integral``, not bool)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"`{name}` must be a positive integer; got {_show(value)}.")
+        raise TypeError(f"`{name}` must be a positive integer; got {show(value)}.")
     if value < 1:
-        raise ValueError(f"`{name}` must be a positive integer; got {_show(value)}.")
+        raise ValueError(f"`{name}` must be a positive integer; got {show(value)}.")
     return int(value)
+
+
+# Monte Carlo values held in memory at once by one call (draws x intervals): about 0.8 GB per
+# float64 array, so a request far beyond the machine fails here rather than inside numpy.
+MAX_DRAWN_VALUES = 10**8
+
+
+def draws(value: Any, intervals: int = 1, name: str = "draws") -> int:
+    """Return ``value`` as a positive int with ``value * intervals`` at most `MAX_DRAWN_VALUES`."""
+    result = positive_int(value, name)
+    limit = MAX_DRAWN_VALUES // max(intervals, 1)
+    if result > limit:
+        per = f" for {intervals:,} intervals" if intervals > 1 else ""
+        raise ValueError(f"`{name}` must be at most {limit:,}{per} (at most "
+                         f"{MAX_DRAWN_VALUES:,} draws held in memory); got {show(value)}.")
+    return result
 
 
 def choice(value: Any, name: str, allowed: Iterable[str]) -> str:
@@ -125,7 +155,7 @@ def choice(value: Any, name: str, allowed: Iterable[str]) -> str:
     options = tuple(allowed)
     if not isinstance(value, str) or value not in options:
         valid = ", ".join(repr(o) for o in options)
-        raise ValueError(f"`{name}` must be one of {valid}; got {_show(value)}.")
+        raise ValueError(f"`{name}` must be one of {valid}; got {show(value)}.")
     return value
 
 
@@ -144,5 +174,5 @@ def generator(rng: Any) -> np.random.Generator:
     whole = isinstance(rng, int | np.integer) and not isinstance(rng, bool) and int(rng) >= 0
     if rng is not None and not whole and not isinstance(rng, accepted):
         raise TypeError("`rng` must be a numpy Generator, SeedSequence, BitGenerator, "
-                        f"non-negative int or None; got {_show(rng)}.")
+                        f"non-negative int or None; got {show(rng)}.")
     return np.random.default_rng(rng)

@@ -81,25 +81,25 @@ _PROPORTIONS: dict[str, Callable[[_Outcomes], tuple[IntArray, IntArray]]] = {
 
 
 def _f_beta(outcomes: _Outcomes, beta: float) -> Array:
-    """``(1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp)`` per class; nan on a zero denominator."""
-    b2 = beta * beta
+    """``(1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp)`` per class; nan on a zero denominator.
+
+    Computed as ``tp / (tp + w fn + (1 - w) fp)`` with ``w = b^2 / (1 + b^2)`` (numerator and
+    denominator divided by ``1 + b^2``), which cannot overflow for a large ``beta``.
+    """
+    w = beta * beta / (1.0 + beta * beta) if beta <= 1.0 else 1.0 / (1.0 + beta**-2.0)
     tp = outcomes.tp.astype(np.float64)
-    return ratio((1.0 + b2) * tp, (1.0 + b2) * tp + b2 * outcomes.fn + outcomes.fp)
+    return ratio(tp, tp + w * outcomes.fn + (1.0 - w) * outcomes.fp)
 
 
 def _beta(value: Any) -> float:
     beta = check.real_scalar(value, "beta")
     if beta < 0.0:
-        raise ValueError(f"`beta` must be non-negative; got {value!r}.")
+        raise ValueError(f"`beta` must be non-negative; got {check.show(value)}.")
     return beta
 
 
 def _square_counts(counts: ArrayLike) -> IntArray:
     """Validate a K x K (K >= 2) matrix of counts; return a read-only int64 copy."""
-    try:
-        np.asarray(counts)
-    except ValueError:  # numpy refuses ragged nested sequences before we can name them
-        raise ValueError("`counts` must be a square K x K matrix; got a ragged sequence.") from None
     matrix = check.as_counts(counts, "counts")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"`counts` must be a square K x K matrix; got shape {matrix.shape}.")
@@ -115,8 +115,9 @@ def _labels(labels: Iterable[Hashable] | None, k: int) -> tuple[Hashable, ...]:
     if labels is None:
         return tuple(range(k))
     # A string is iterable but is almost never meant as a sequence of one-letter labels.
-    if isinstance(labels, str | bytes | Mapping | AbstractSet) or not isinstance(labels, Iterable):
-        raise TypeError(f"`labels` must be a sequence of distinct hashables; got {labels!r}.")
+    if isinstance(labels, str | bytes | Mapping | AbstractSet) or not check.iterable(labels):
+        raise TypeError(f"`labels` must be a sequence of distinct hashables; "
+                        f"got {check.show(labels)}.")
     result = tuple(labels)
     if len(result) != k:
         raise ValueError(f"`labels` must hold {k} labels, one per class; got {len(result)}.")
@@ -126,11 +127,12 @@ def _labels(labels: Iterable[Hashable] | None, k: int) -> tuple[Hashable, ...]:
             first = seen.setdefault(label, index)
         except TypeError:
             raise TypeError(
-                f"`labels` must hold hashable labels; got {label!r} at index {index}."
+                f"`labels` must hold hashable labels; got {check.show(label)} at index {index}."
             ) from None
         if first != index:
             raise ValueError(
-                f"`labels` must be distinct; got {label!r} at indices {first} and {index}."
+                f"`labels` must be distinct; "
+                f"got {check.show(label)} at indices {first} and {index}."
             )
     return result
 
@@ -300,7 +302,7 @@ class ConfusionMatrix:
             return self.labels.index(label)
         except ValueError:
             valid = ", ".join(repr(known) for known in self.labels)
-            raise ValueError(f"`label` must be one of {valid}; got {label!r}.") from None
+            raise ValueError(f"`label` must be one of {valid}; got {check.show(label)}.") from None
 
     def _outcomes(self) -> _Outcomes:
         tp = np.diagonal(self.counts).copy()
@@ -794,5 +796,6 @@ def optimal_threshold(u_a: float, u_b: float) -> float:
     a = check.real_scalar(u_a, "u_a")
     b = check.real_scalar(u_b, "u_b")
     if not a > b:
-        raise ValueError(f"`u_a` must be greater than `u_b`; got u_a={u_a!r}, u_b={u_b!r}.")
+        raise ValueError(f"`u_a` must be greater than `u_b`; got u_a={check.show(u_a)}, "
+                         f"u_b={check.show(u_b)}.")
     return -b / (a - b) + 0.0  # + 0.0 turns the -0.0 of u_b == 0 into 0.0

@@ -45,6 +45,7 @@ IntArray = NDArray[np.int64]
 F1_METHODS: tuple[str, ...] = ("delta", "logit-delta", "beta-posterior", "bootstrap")
 F1_DESIGNS: tuple[str, ...] = ("srs", "stratified")
 DEFAULT_DRAWS = 10_000
+_COUNT_NAMES = ("tp", "fp", "fn", "tn")
 
 
 def f1_from_segments(q: Array, r1: Array, r0: Array) -> Array:
@@ -101,7 +102,7 @@ def _segment_variance(r: Array, n: Array, population: IntArray | None, fpc: bool
 class F1Estimate:
     """F1 estimated from a test sample, with what is needed for its intervals.
 
-    Build it with :func:`f1_estimate`, which validates the inputs.
+    Built directly or with :func:`f1_estimate`; the inputs are validated either way.
 
     Attributes
     ----------
@@ -123,6 +124,32 @@ class F1Estimate:
     design: str = "srs"
     population_sizes: tuple[IntArray, IntArray] | None = None
     finite_population: bool = False
+
+    def __post_init__(self) -> None:
+        # built directly or by f1_estimate: either way the counts are checked once, here
+        design = check.choice(self.design, "design", F1_DESIGNS)
+        finite = self.finite_population
+        if not isinstance(finite, bool | np.bool_):
+            raise TypeError(f"`finite_population` must be True or False; got {check.show(finite)}.")
+        counts = [check.as_counts(getattr(self, name), name) for name in _COUNT_NAMES]
+        try:
+            counts = list(np.broadcast_arrays(*counts))
+        except ValueError:
+            shapes = ", ".join(str(np.shape(c)) for c in counts)
+            raise ValueError(
+                f"`tp`, `fp`, `fn`, `tn` must broadcast together; got shapes {shapes}."
+            ) from None
+        sizes = None
+        if self.population_sizes is not None or finite:
+            sizes = _population_sizes(self.population_sizes, design, counts)
+            shape = np.broadcast_shapes(counts[0].shape, sizes[0].shape, sizes[1].shape)
+            counts = [np.broadcast_to(c, shape) for c in counts]
+            sizes = (np.broadcast_to(sizes[0], shape), np.broadcast_to(sizes[1], shape))
+        for name, value in zip(_COUNT_NAMES, counts, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "design", design)
+        object.__setattr__(self, "population_sizes", sizes)
+        object.__setattr__(self, "finite_population", bool(finite))
 
     @property
     def _scalar(self) -> bool:
@@ -194,8 +221,12 @@ class F1Estimate:
         method = check.choice(method, "method", F1_METHODS)
         alternative = check.alternative(alternative)
         level = check.open_unit(confidence_level, "confidence_level")
+        # checked for every method (a bad value is a mistake even where it is not used); the
+        # memory cap applies where the draws are made
         draws = check.positive_int(draws, "draws")
-        generator = check.generator(rng)  # checked for every method, used by the simulated
+        if method in _SIMULATED:
+            check.draws(draws, self.tp.size)
+        generator = check.generator(rng)
         if method == "bootstrap" and self.finite_population:
             raise ValueError(
                 "`method` must not be 'bootstrap' with `finite_population=True` (the bootstrap "
@@ -332,26 +363,8 @@ def f1_estimate(
     >>> round(est.estimate, 4), round(est.variance ** 0.5, 4)
     (0.7273, 0.0391)
     """
-    design = check.choice(design, "design", F1_DESIGNS)
-    if not isinstance(finite_population, bool):
-        raise TypeError(f"`finite_population` must be True or False; got {finite_population!r}.")
-    counts = [check.as_counts(v, name) for v, name in zip((tp, fp, fn, tn),
-                                                           ("tp", "fp", "fn", "tn"), strict=True)]
-    try:
-        counts = list(np.broadcast_arrays(*counts))
-    except ValueError:
-        shapes = ", ".join(str(np.shape(c)) for c in counts)
-        raise ValueError(
-            f"`tp`, `fp`, `fn`, `tn` must broadcast together; got shapes {shapes}."
-        ) from None
-    sizes = None
-    if population_sizes is not None or finite_population:
-        sizes = _population_sizes(population_sizes, design, counts)
-        shape = np.broadcast_shapes(counts[0].shape, sizes[0].shape, sizes[1].shape)
-        counts = [np.broadcast_to(c, shape) for c in counts]
-        sizes = (np.broadcast_to(sizes[0], shape), np.broadcast_to(sizes[1], shape))
-    return F1Estimate(tp=counts[0], fp=counts[1], fn=counts[2], tn=counts[3], design=design,
-                      population_sizes=sizes, finite_population=finite_population)
+    return F1Estimate(tp=tp, fp=fp, fn=fn, tn=tn, design=design,
+                      population_sizes=population_sizes, finite_population=finite_population)
 
 
 def _population_sizes(
@@ -360,13 +373,14 @@ def _population_sizes(
     if design != "stratified":
         raise ValueError(
             "`population_sizes` and `finite_population` apply to design='stratified' only; "
-            f"got design={design!r}."
+            f"got design={check.show(design)}."
         )
     if population_sizes is None:
         raise ValueError("`population_sizes` must be given when `finite_population=True`; "
                          "got None.")
     if not isinstance(population_sizes, tuple | list) or len(population_sizes) != 2:
-        raise ValueError(f"`population_sizes` must be a pair (N1, N0); got {population_sizes!r}.")
+        raise ValueError(f"`population_sizes` must be a pair (N1, N0); "
+                         f"got {check.show(population_sizes)}.")
     big1 = check.as_counts(population_sizes[0], "population_sizes[0]")
     big0 = check.as_counts(population_sizes[1], "population_sizes[1]")
     tp, fp, fn, tn = counts
@@ -377,12 +391,15 @@ def _population_sizes(
             "`population_sizes` must broadcast with the counts; got shapes "
             f"{big1.shape} and {big0.shape} for counts of shape {tp.shape}."
         ) from None
-    for big, sampled, name in ((big1, tp + fp, "population_sizes[0]"),
-                               (big0, fn + tn, "population_sizes[1]")):
+    for big, sampled, name, segment in ((big1, tp + fp, "population_sizes[0]", "`tp` + `fp`"),
+                                        (big0, fn + tn, "population_sizes[1]", "`fn` + `tn`")):
         short = np.broadcast_to(big < sampled, np.broadcast(big, sampled).shape)
         if short.any():
-            raise ValueError(f"`{name}` must be at least the segment's sample size; got "
-                             f"{check.first_offender(np.broadcast_to(big, short.shape), short)}.")
+            index = check.first_index(short)
+            raise ValueError(
+                f"`{name}` must be at least the segment's sample size ({segment} = "
+                f"{int(np.broadcast_to(sampled, short.shape)[index])}); got "
+                f"{check.first_offender(np.broadcast_to(big, short.shape), short)}.")
     if np.any(big1 + big0 == 0):
         raise ValueError("`population_sizes` must not both be 0; got (0, 0).")
     return big1, big0

@@ -25,12 +25,13 @@ from numpy.typing import NDArray
 from scipy.stats import hypergeom
 
 from estimators._validation import (
-    _show,
+    as_array,
     as_counts,
     as_real_array,
     first_offender,
     positive_int,
     real_scalar,
+    show,
 )
 
 __all__ = ["BudgetYield", "GainTable", "gain_table"]
@@ -60,14 +61,14 @@ def _ceil(x: float) -> int:
 
 def _whole_bins_flag(value: Any) -> bool:
     if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"`whole_bins` must be True or False; got {_show(value)}.")
+        raise TypeError(f"`whole_bins` must be True or False; got {show(value)}.")
     return bool(value)
 
 
 def _positive_real(value: Any, name: str) -> float:
     result = real_scalar(value, name)
     if result <= 0.0:
-        raise ValueError(f"`{name}` must be positive; got {_show(value)}.")
+        raise ValueError(f"`{name}` must be positive; got {show(value)}.")
     return result
 
 
@@ -81,11 +82,11 @@ def _scores(value: Any) -> NDArray[np.float64]:
 
 
 def _labels(value: Any, n_items: int) -> NDArray[np.int64]:
-    array = np.asarray(value)
+    array = as_array(value, "labels")
     if array.dtype != np.bool_ and not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
     ):
-        raise TypeError(f"`labels` must be 0/1 numbers or booleans; got {_show(value)}.")
+        raise TypeError(f"`labels` must be 0/1 numbers or booleans; got {show(value)}.")
     if array.ndim != 1:
         raise ValueError(f"`labels` must be one-dimensional; got shape {array.shape}.")
     if array.shape[0] != n_items:
@@ -475,7 +476,7 @@ class GainTable:
         whole = _whole_bins_flag(whole_bins)
         money = real_scalar(budget, "budget")
         if money < 0.0:
-            raise ValueError(f"`budget` must be non-negative; got {_show(budget)}.")
+            raise ValueError(f"`budget` must be non-negative; got {show(budget)}.")
         cost = _positive_real(cost_per_item, "cost_per_item")
         if whole:
             n_bins = min(_floor(money * self.bins / (self.n_items * cost)), self.bins)
@@ -505,7 +506,7 @@ class GainTable:
         """Validate ``share`` and return the number of positives it asks for."""
         value = real_scalar(share, "share")
         if not 0.0 < value <= 1.0:
-            raise ValueError(f"`share` must be in (0, 1]; got {_show(share)}.")
+            raise ValueError(f"`share` must be in (0, 1]; got {show(share)}.")
         if self.n_positives == 0:
             return 0
         return min(max(_ceil(value * self.n_positives), 1), self.n_positives)
@@ -587,7 +588,7 @@ def gain_table(scores: Any, labels: Any, *, bins: int = 10) -> GainTable:
     n_bins = positive_int(bins, "bins")
     if n_bins > n_items:
         raise ValueError(
-            f"`bins` must be at most the number of items ({n_items}); got {_show(bins)}."
+            f"`bins` must be at most the number of items ({n_items}); got {show(bins)}."
         )
     # Unique values of -score are the tied groups in ranking order (-0.0 == 0.0 tie).
     _, group_of_item, group_sizes = np.unique(-score_array, return_inverse=True, return_counts=True)

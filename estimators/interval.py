@@ -16,10 +16,11 @@ Bound = float | NDArray[np.float64]
 
 def _bound(value: Any, name: str) -> NDArray[np.float64]:
     """A bound as a float array (nan: undefined; infinite ends allowed)."""
-    array = np.asarray(value)
+    array = check.as_array(value, name)
     if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.integer)
                                        or np.issubdtype(array.dtype, np.floating)):
-        raise TypeError(f"`{name}` must be a real number or array of them; got {value!r}.")
+        raise TypeError(f"`{name}` must be a real number or array of them; got "
+                        f"{check.show(value)}.")
     return array.astype(np.float64, copy=False)
 
 
@@ -58,7 +59,7 @@ class Interval:
     def __post_init__(self) -> None:
         # the estimators build valid intervals; this guards an Interval built by hand
         if not isinstance(self.method, str) or not self.method:
-            raise TypeError(f"`method` must be a method name; got {self.method!r}.")
+            raise TypeError(f"`method` must be a method name; got {check.show(self.method)}.")
         check.open_unit(self.confidence_level, "confidence_level")
         check.alternative(self.alternative)
         low = _bound(self.low, "low")

@@ -78,15 +78,16 @@ class ConfusionPosterior:
     def __post_init__(self) -> None:
         for name in ("tp", "fp", "fn", "tn"):
             if check.as_counts(getattr(self, name), name).ndim:
-                raise ValueError(f"`{name}` must be one count; got {getattr(self, name)!r}.")
+                raise ValueError(f"`{name}` must be one count; "
+                                 f"got {check.show(getattr(self, name))}.")
         share = check.real_scalar(self.retrieved_share, "retrieved_share")
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"`retrieved_share` must be in [0, 1]; got "
-                             f"{self.retrieved_share!r}.")
+                             f"{check.show(self.retrieved_share)}.")
 
     def draw(self, draws: int, *, rng: Any = None) -> tuple[Array, Array]:
         """Draw ``(R1, R0)``: relevant proportions of the retrieved and unretrieved segments."""
-        draws = check.positive_int(draws, "draws")
+        draws = check.draws(draws)
         generator = check.generator(rng)
         r1 = generator.beta(0.5 + self.tp, 0.5 + self.fp, size=draws)
         r0 = generator.beta(0.5 + self.fn, 0.5 + self.tn, size=draws)
@@ -94,17 +95,18 @@ class ConfusionPosterior:
 
     def cell_probabilities(self, r1: Array, r0: Array) -> Array:
         """Population cell probabilities ``(tp, fp, fn, tn)`` per draw, shape ``(draws, 4)``."""
+        r1, r0 = _proportions(r1=r1, r0=r0)
+        try:
+            r1, r0 = np.broadcast_arrays(r1, r0)
+        except ValueError:
+            raise ValueError(f"`r1` and `r0` must broadcast to one shape; got shapes "
+                             f"{r1.shape} and {r0.shape}.") from None
         q = self.retrieved_share
         return np.stack([q * r1, q * (1 - r1), (1 - q) * r0, (1 - q) * (1 - r0)], axis=-1)
 
     def f1(self, r1: Array, r0: Array) -> Array:
         """Population F1 of each draw (``r1``, ``r0`` proportions in [0, 1])."""
-        for name, value in (("r1", r1), ("r0", r0)):
-            array = check.as_real_array(value, name)
-            bad = (array < 0.0) | (array > 1.0)
-            if bad.any():
-                raise ValueError(f"`{name}` must hold proportions in [0, 1]; got "
-                                 f"{check.first_offender(array, bad)}.")
+        r1, r0 = _proportions(r1=r1, r0=r0)
         return f1_from_segments(np.asarray(self.retrieved_share), r1, r0)
 
     @property
@@ -112,6 +114,19 @@ class ConfusionPosterior:
         """F1 of the observed matrix (nan if undefined)."""
         denominator = 2 * self.tp + self.fp + self.fn
         return 2 * self.tp / denominator if denominator else math.nan
+
+
+def _proportions(**values: Any) -> list[Array]:
+    """Each value as a float array of proportions in [0, 1], or an error naming it."""
+    arrays = []
+    for name, value in values.items():
+        array = check.as_real_array(value, name)
+        bad = (array < 0.0) | (array > 1.0)
+        if bad.any():
+            raise ValueError(f"`{name}` must hold proportions in [0, 1]; got "
+                             f"{check.first_offender(array, bad)}.")
+        arrays.append(array)
+    return arrays
 
 
 def _counts(confusion: Any) -> tuple[int, int, int, int]:
@@ -130,16 +145,17 @@ def _counts(confusion: Any) -> tuple[int, int, int, int]:
         values = [confusion[k] for k in ("tp", "fp", "fn", "tn")]
     else:
         try:
+            if isinstance(confusion, str | bytes):  # iterable, but never four counts
+                raise TypeError
             values = list(confusion)
         except TypeError:
             raise TypeError("`confusion` must be a ConfusionMatrix, a mapping or (tp, fp, fn, tn); "
-                            f"got {confusion!r}.") from None
+                            f"got {check.show(confusion)}.") from None
         if len(values) != 4:
-            raise ValueError(f"`confusion` must hold 4 counts (tp, fp, fn, tn); got {confusion!r}.")
+            raise ValueError(f"`confusion` must hold 4 counts (tp, fp, fn, tn); "
+                             f"got {check.show(confusion)}.")
     counts = tuple(int(check.as_counts(v, f"confusion.{name}"))
                    for v, name in zip(values, ("tp", "fp", "fn", "tn"), strict=True))
-    if sum(counts) == 0:
-        raise ValueError("`confusion` must contain at least one document; got all zeros.")
     return counts  # type: ignore[return-value]
 
 
@@ -167,13 +183,23 @@ def confusion_posterior(confusion: Any, *, retrieved_share: float | None = None
     0.16
     """
     tp, fp, fn, tn = _counts(confusion)
-    if retrieved_share is None:
+    share = _share(retrieved_share)
+    if share is None:
+        if tp + fp + fn + tn == 0:
+            raise ValueError("`retrieved_share` must be given when `confusion` holds no "
+                             "document (the sample's retrieved share is undefined); got None.")
         share = (tp + fp) / (tp + fp + fn + tn)
-    else:
-        share = check.real_scalar(retrieved_share, "retrieved_share")
-        if not 0.0 <= share <= 1.0:
-            raise ValueError(f"`retrieved_share` must be in [0, 1]; got {retrieved_share!r}.")
     return ConfusionPosterior(tp, fp, fn, tn, share)
+
+
+def _share(retrieved_share: Any) -> float | None:
+    """``retrieved_share`` checked: None, or a proportion in [0, 1]."""
+    if retrieved_share is None:
+        return None
+    share = check.real_scalar(retrieved_share, "retrieved_share")
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"`retrieved_share` must be in [0, 1]; got {check.show(retrieved_share)}.")
+    return share
 
 
 @dataclass(frozen=True)
@@ -265,14 +291,23 @@ def _root_seed(rng: Any) -> np.random.SeedSequence:
     if rng is None or (isinstance(rng, int) and not isinstance(rng, bool) and rng >= 0):
         return np.random.SeedSequence(rng)
     raise TypeError("`rng` must be a numpy Generator, SeedSequence, non-negative int or None; "
-                    f"got {rng!r}.")
+                    f"got {check.show(rng)}.")
+
+
+def _test_size(value: Any, name: str) -> int:
+    """A positive test-set size small enough to sample (binomial counts are int64)."""
+    size = check.positive_int(value, name)
+    if size > check.MAX_COUNT:
+        raise ValueError(f"`{name}` must be at most 2**53 = {check.MAX_COUNT}; got "
+                         f"{check.show(value)}.")
+    return size
 
 
 def _check_common(confidence_level: float, power: float, draws: int, method: str
                   ) -> tuple[float, float, int, str]:
     level = check.open_unit(confidence_level, "confidence_level")
     pw = check.open_unit(power, "power")
-    n_draws = check.positive_int(draws, "draws")
+    n_draws = check.draws(draws)
     if n_draws < 100:
         raise ValueError(f"`draws` must be at least 100; got {draws}.")
     return level, pw, n_draws, check.choice(method, "method", LOSCI_METHODS)
@@ -328,7 +363,7 @@ def theta_star(
     True
     """
     level, pw, n_draws, method = _check_common(confidence_level, power, draws, method)
-    size = check.positive_int(test_size, "test_size")
+    size = _test_size(test_size, "test_size")
     posterior = confusion_posterior(confusion, retrieved_share=retrieved_share)
     curve = _curve(posterior, confidence_level=level, power=pw, draws=n_draws,
                    seed=_root_seed(rng), method=method)
@@ -511,27 +546,31 @@ def certification_sample_size(
     theta = check.open_unit(target, "target")
     eps = None if tolerance is None else check.real_scalar(tolerance, "tolerance")
     if eps is not None and eps < 0:
-        raise ValueError(f"`tolerance` must be non-negative; got {tolerance!r}.")
-    if relative_precision is not None and check.real_scalar(
-            relative_precision, "relative_precision") <= 0:
-        raise ValueError(f"`relative_precision` must be positive; got {relative_precision!r}.")
-    max_draws = check.positive_int(max_draws, "max_draws")
-    max_test_size = check.positive_int(max_test_size, "max_test_size")
-    posterior = confusion_posterior(confusion, retrieved_share=retrieved_share)
+        raise ValueError(f"`tolerance` must be non-negative; got {check.show(tolerance)}.")
+    if relative_precision is not None and not 0.0 < check.real_scalar(
+            relative_precision, "relative_precision") <= 1.0:
+        raise ValueError("`relative_precision` must be in (0, 1] (a share of the size); got "
+                         f"{check.show(relative_precision)}.")
+    max_draws = check.draws(max_draws, name="max_draws")
+    max_test_size = _test_size(max_test_size, "max_test_size")
     root = _root_seed(rng)
     seed = int(root.entropy)  # type: ignore[arg-type]
+    tp, fp, fn, _ = _counts(confusion)
+    _share(retrieved_share)
+    observed = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else math.nan
 
     def plan(size: int | None, theta_at: float, limit: float, interval: Interval, reason: str,
              used: int) -> CertificationPlan:
         return CertificationPlan(size, theta_at, theta, level, pw, used, seed, size is not None,
-                                 reason, limit, posterior.point_f1, interval)
+                                 reason, limit, observed, interval)
 
-    if not posterior.point_f1 > theta:
-        reason = (f"the observed F1 ({posterior.point_f1:.4f}) is not above the target "
+    if not observed > theta:  # no information (F1 undefined) cannot certify either
+        shown = "undefined: no relevant and no retrieved document" if math.isnan(observed) \
+            else f"{observed:.4f}"
+        reason = (f"the observed F1 ({shown}) is not above the target "
                   f"{theta:g} (Algorithm 2's check)")
-        return plan(None, math.nan, math.nan,
-                    _NO_SIZE,
-                    reason, n_draws)
+        return plan(None, math.nan, math.nan, _NO_SIZE, reason, n_draws)
+    posterior = confusion_posterior(confusion, retrieved_share=retrieved_share)
     used = n_draws
     batch_seeds = iter(root.spawn(64))
     result = _plan_once(posterior, theta, level=level, power=pw, draws=used,

@@ -31,8 +31,10 @@ Conventions shared by every method:
   ``1 - a`` equals the two-sided bound at level ``1 - 2a`` for every method here.
 * Every upper bound is computed as ``1 - lower(n - x, n)``, so every method satisfies the
   reflection symmetry ``ci(x, n) = 1 - ci(n - x, n)`` (reversed) exactly.
-* ``trials = 0`` raises ``ValueError`` (there is no information about the proportion), as do
-  negative or fractional counts and ``successes > trials``.
+* No information, one policy in every estimator of the package: with ``trials = 0`` the
+  proportion is undefined, and so are both bounds (nan, never an exception or a warning), so
+  that arrays of counts can hold empty cells. Negative or fractional counts and
+  ``successes > trials`` raise ``ValueError``.
 
 References
 ----------
@@ -243,9 +245,6 @@ def _counts_pair(successes: Any, trials: Any) -> tuple[IntArray, IntArray]:
             f"`successes` and `trials` must broadcast together; got shapes {np.shape(x)} "
             f"and {np.shape(n)}."
         ) from None
-    empty = n == 0
-    if empty.any():
-        raise ValueError(f"`trials` must be at least 1; got {check.first_offender(n, empty)}.")
     over = x > n
     if over.any():
         where = check.first_index(over)
@@ -292,7 +291,8 @@ def proportion_ci(
     successes : int or array_like of int
         Number of successes ``x``, ``0 <= x <= trials``.
     trials : int or array_like of int
-        Number of trials ``n >= 1``; broadcast against ``successes``.
+        Number of trials ``n``; broadcast against ``successes``. Where ``n = 0`` the interval
+        is undefined (nan bounds).
     method : {"wilson", "wald", "wilson-cc", "agresti-coull", "clopper-pearson", \
 "jeffreys", "mid-p"}
         Interval method; see the module docstring for each one's reference and its
@@ -314,8 +314,8 @@ def proportion_ci(
     TypeError
         If a count is not numeric.
     ValueError
-        If a count is negative or fractional, ``successes > trials``, ``trials == 0``, the
-        level is outside (0, 1), or ``method``/``alternative`` is unknown.
+        If a count is negative or fractional, ``successes > trials``, the level is outside
+        (0, 1), or ``method``/``alternative`` is unknown.
 
     Notes
     -----
@@ -349,13 +349,15 @@ def proportion_ci(
     x, n = _counts_pair(successes, trials)
     scalar = x.ndim == 0
     x, n = np.atleast_1d(x, n)  # the kernels work in place, which needs arrays
-
+    empty = n == 0
     tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
-    low, high = _bounds(method, x, n, tail)
+    low, high = _bounds(method, x, np.where(empty, 1, n), tail)
     if alternative == "less":
         low = np.zeros(x.shape)
     elif alternative == "greater":
         high = np.ones(x.shape)
+    low[empty] = np.nan  # no trials, no information: undefined (the module's policy)
+    high[empty] = np.nan
     return Interval(
         low=_as_output(low, scalar),
         high=_as_output(high, scalar),
@@ -370,9 +372,8 @@ class ProportionEstimate:
     """A proportion ``successes / trials`` with what is needed to recompute its interval.
 
     Derived measures (accuracy, precision, recall, ...) return this object. An empty
-    denominator (``trials == 0``) is allowed here and means *undefined*: ``estimate`` is nan and
-    so are the interval bounds (``proportion_ci`` itself raises on ``trials == 0``). Counts may be
-    arrays of one shape.
+    denominator (``trials == 0``) means *undefined*: ``estimate`` is nan and so are the interval
+    bounds, as in :func:`proportion_ci`. Counts may be arrays of one shape.
 
     Attributes
     ----------
@@ -427,22 +428,5 @@ class ProportionEstimate:
         alternative: str = "two-sided",
     ) -> Interval:
         """Interval from :func:`proportion_ci`; nan bounds where ``trials == 0``."""
-        x, n = np.broadcast_arrays(np.asarray(self.successes), np.asarray(self.trials))
-        defined = n > 0
-        scalar = x.ndim == 0
-        ci = proportion_ci(
-            np.where(defined, x, 0),
-            np.where(defined, n, 1),
-            method=method,
-            confidence_level=confidence_level,
-            alternative=alternative,
-        )
-        low = np.atleast_1d(np.where(defined, ci.low, np.nan))
-        high = np.atleast_1d(np.where(defined, ci.high, np.nan))
-        return Interval(
-            low=_as_output(low, scalar),
-            high=_as_output(high, scalar),
-            method=ci.method,
-            confidence_level=ci.confidence_level,
-            alternative=ci.alternative,
-        )
+        return proportion_ci(self.successes, self.trials, method=method,
+                             confidence_level=confidence_level, alternative=alternative)

@@ -361,8 +361,8 @@ def _proportion_interval(
         low = high = math.nan
     else:
         floor, ceiling = _certain_range(sample)
-        if floor == ceiling:  # every stratum fully sampled: p is known
-            low = high = sample.estimate
+        if floor == ceiling:  # every stratum fully sampled: p is known (the certain range)
+            low = high = floor
         else:
             raw_low, raw_high = _INTERVALS[method](sample, tail)
             # np.maximum/np.minimum keep nan (the builtins would drop it).
@@ -392,17 +392,17 @@ def _stratum_labels(labels: Any, n_strata: int) -> tuple[str, ...]:
     """Validate ``n_strata`` distinct string labels (``"0" .. "H-1"`` when None)."""
     if labels is None:
         return tuple(str(index) for index in range(n_strata))
-    if isinstance(labels, str) or not isinstance(labels, Iterable):
-        raise TypeError(f"`labels` must be a sequence of strings; got {check._show(labels)}.")
+    if isinstance(labels, str) or not check.iterable(labels):
+        raise TypeError(f"`labels` must be a sequence of strings; got {check.show(labels)}.")
     result = tuple(labels)
     if len(result) != n_strata:
         raise ValueError(f"`labels` must hold one label per stratum ({n_strata}); "
                          f"got {len(result)}.")
     for index, label in enumerate(result):
         if not isinstance(label, str):
-            raise TypeError(f"`labels` must be strings; got {check._show(label)} at index {index}.")
+            raise TypeError(f"`labels` must be strings; got {check.show(label)} at index {index}.")
         if result.index(label) != index:
-            raise ValueError(f"`labels` must be distinct; got {label!r} at indices "
+            raise ValueError(f"`labels` must be distinct; got {check.show(label)} at indices "
                              f"{result.index(label)} and {index}.")
     return result
 
@@ -427,7 +427,7 @@ def _design_counts(
     empty_sampled = (sizes_ == 0) & (sampled_ > 0)
     if empty_sampled.any():
         index = check.first_index(empty_sampled)
-        raise ValueError(f"`sampled` must be 0 in an empty stratum (size 0); got "
+        raise ValueError(f"`sampled` must be 0 in an empty stratum (`sizes` entry 0); got "
                          f"{sampled_[index]}{_where(names, empty_sampled)}.")
     over = sampled_ > sizes_
     if over.any():
@@ -450,7 +450,7 @@ def _per_stratum(values: Any, name: str, strata: int) -> IntArray:
     """One-dimensional counts, one per stratum."""
     counts = _one_dimensional(values, name)
     if counts.size != strata:
-        raise ValueError(f"`{name}` must have one entry per stratum (len(sizes) = {strata}); "
+        raise ValueError(f"`{name}` must have one entry per stratum of `sizes` ({strata}); "
                          f"got length {counts.size}.")
     return counts
 
@@ -479,7 +479,8 @@ def _utility_weights(u_a: Any, u_b: Any) -> tuple[float, float]:
     a = check.real_scalar(u_a, "u_a")
     b = check.real_scalar(u_b, "u_b")
     if not a > b:
-        raise ValueError(f"`u_a` must be greater than `u_b`; got u_a={u_a!r}, u_b={u_b!r}.")
+        raise ValueError(f"`u_a` must be greater than `u_b`; got u_a={check.show(u_a)}, "
+                         f"u_b={check.show(u_b)}.")
     return a, b
 
 
@@ -744,7 +745,7 @@ class UtilityEstimate:
     def __post_init__(self) -> None:
         if not isinstance(self.proportion, StratifiedEstimate):
             raise TypeError("`proportion` must be a StratifiedEstimate; got "
-                            f"{check._show(self.proportion)}.")
+                            f"{check.show(self.proportion)}.")
         u_a, u_b = _utility_weights(self.u_a, self.u_b)
         object.__setattr__(self, "u_a", u_a)
         object.__setattr__(self, "u_b", u_b)
@@ -830,6 +831,10 @@ def srs_estimate(size: Any, sampled: Any, positives: Any) -> StratifiedEstimate:
         if count.ndim:
             raise ValueError(f"`{name}` must be a single count; got shape {count.shape}.")
         counts.append(count.reshape(1))
+    size_, sampled_, _ = counts
+    if size_[0] < sampled_[0]:
+        raise ValueError(f"`size` must be at least `sampled`; got size {size_[0]} with "
+                         f"{sampled_[0]} sampled.")
     return StratifiedEstimate(*counts)
 
 
@@ -1070,11 +1075,15 @@ def allocate(
     if strata.size == 0:
         raise ValueError("`sizes` must hold at least one stratum; got an empty array.")
     budget = check.positive_int(total, "total")
+    if budget > check.MAX_COUNT:
+        raise ValueError(f"`total` must be at most 2**53 = {check.MAX_COUNT}; got "
+                         f"{check.show(total)}.")
     if isinstance(minimum, bool) or not isinstance(minimum, int) or minimum < 0:
-        raise ValueError(f"`minimum` must be a non-negative integer; got {check._show(minimum)}.")
+        raise ValueError(f"`minimum` must be a non-negative integer; got {check.show(minimum)}.")
     priors = _priors(method, proportions, strata)
     target = min(budget, int(strata.sum()))
-    low = np.minimum(minimum, strata)
+    # capped at the budget first: a minimum beyond int64 would overflow in numpy
+    low = np.minimum(min(minimum, budget + 1), strata)
     if low.sum() > target:
         raise ValueError(
             f"`total` must be at least {int(low.sum())} to give each of the "
@@ -1113,18 +1122,18 @@ def _priors(method: str, proportions: Any, sizes: IntArray) -> Array | None:
 
 
 def _runs(runs: Any) -> tuple[Hashable, ...]:
-    if isinstance(runs, str | bytes | Mapping | AbstractSet) or not isinstance(runs, Iterable):
+    if isinstance(runs, str | bytes | Mapping | AbstractSet) or not check.iterable(runs):
         raise TypeError(f"`runs` must be a sequence of distinct run names; got "
-                        f"{check._show(runs)}.")
+                        f"{check.show(runs)}.")
     result = tuple(runs)
     if not 1 <= len(result) <= _MAX_RUNS:
         raise ValueError(f"`runs` must name between 1 and {_MAX_RUNS} runs; got {len(result)}.")
     try:
         distinct = len(set(result)) == len(result)
     except TypeError:
-        raise TypeError(f"`runs` must hold hashable names; got {check._show(result)}.") from None
+        raise TypeError(f"`runs` must hold hashable names; got {check.show(result)}.") from None
     if not distinct:
-        raise ValueError(f"`runs` must be distinct; got {check._show(result)}.")
+        raise ValueError(f"`runs` must be distinct; got {check.show(result)}.")
     return result
 
 
@@ -1173,8 +1182,9 @@ class MembershipStrata:
         names = _runs(runs)
         counts = _one_dimensional(sizes, "sizes")
         if counts.size != 2 ** len(names):
-            raise ValueError(f"`sizes` must have one entry per membership pattern (2^{len(names)}"
-                             f" = {2 ** len(names)}); got length {counts.size}.")
+            raise ValueError(f"`sizes` must have one entry per membership pattern of the "
+                             f"{len(names)} `runs` (2^{len(names)} = {2 ** len(names)}); got "
+                             f"length {counts.size}.")
         object.__setattr__(self, "runs", names)
         object.__setattr__(self, "sizes", _read_only(counts))
 
@@ -1273,19 +1283,20 @@ class MembershipStrata:
 def _stratum_indices(submitted: Iterable[Iterable[Hashable]], runs: tuple[Hashable, ...]
                      ) -> IntArray:
     """Stratum index per document: bit ``R - 1 - r`` set when ``runs[r]`` submitted it."""
-    if isinstance(submitted, str | bytes) or not isinstance(submitted, Iterable):
+    if isinstance(submitted, str | bytes) or not check.iterable(submitted):
         raise TypeError(f"`submitted` must be a sequence of per-document run collections; got "
-                        f"{check._show(submitted)}.")
+                        f"{check.show(submitted)}.")
     bit = {run: 1 << (len(runs) - 1 - r) for r, run in enumerate(runs)}
     indices = []
     for document, members in enumerate(submitted):
-        if isinstance(members, str | bytes) or not isinstance(members, Iterable):
+        if isinstance(members, str | bytes) or not check.iterable(members):
             raise TypeError(f"`submitted` must hold a collection of run names per document; "
-                            f"got {check._show(members)} for document {document}.")
+                            f"got {check.show(members)} for document {document}.")
         index = 0
         for run in set(members):
             if run not in bit:
-                raise ValueError(f"`submitted` must name only runs in `runs`; got {run!r} for "
+                raise ValueError(f"`submitted` must name only runs in `runs`; "
+                                 f"got {check.show(run)} for "
                                  f"document {document}.")
             index |= bit[run]
         indices.append(index)

@@ -445,7 +445,7 @@ def test_default_labels() -> None:
     [
         ([[1, 2, 3], [4, 5, 6]], ValueError, r"`counts` must be a square .* shape \(2, 3\)"),
         ([1, 2, 3, 4], ValueError, r"`counts` must be a square .* shape \(4,\)"),
-        ([[1, 2], [3]], ValueError, "`counts` must be a square .* ragged"),
+        ([[1, 2], [3]], ValueError, "`counts` must be a number or a rectangular array"),
         ([[5]], ValueError, r"`counts` must have at least 2 classes; got shape \(1, 1\)"),
         ([[1, -2], [3, 4]], ValueError, r"`counts` must be non-negative; got -2 at index \(0, 1\)"),
         ([[1, 2.5], [3, 4]], ValueError, r"`counts` must hold whole numbers .* 2\.5"),

@@ -135,6 +135,13 @@ def test_target_above_the_point_estimate_is_unreachable():
     assert not plan.reachable and "observed F1" in plan.reason
 
 
+def test_no_information_is_a_plan_that_cannot_certify():
+    """An empty matrix: F1 undefined, so Algorithm 2 does not attempt (the package's policy)."""
+    plan = certification_sample_size((0, 0, 0, 0), 0.6, rng=1)
+    assert not plan.reachable and plan.test_size is None
+    assert math.isnan(plan.point_f1) and "undefined" in plan.reason
+
+
 def test_relative_precision_raises_draws_until_the_interval_is_narrow():
     plan = certification_sample_size(EXAMPLE, 0.6, rng=3, relative_precision=0.1)
     width = plan.test_size_interval.high - plan.test_size_interval.low
@@ -188,8 +195,8 @@ def test_plan_passes_at_the_posterior_mean_population(confusion, target):
     [
         (lambda: certification_sample_size((60, -1, 25, 395), 0.6), ValueError,
          r"`confusion.fp` must be non-negative"),
-        (lambda: certification_sample_size((0, 0, 0, 0), 0.6), ValueError,
-         r"`confusion` must contain at least one document"),
+        (lambda: theta_star((0, 0, 0, 0), 100), ValueError,
+         r"`retrieved_share` must be given when `confusion` holds no document"),
         (lambda: certification_sample_size(EXAMPLE, 1.2), ValueError,
          r"`target` must be strictly between 0 and 1; got 1\.2"),
         (lambda: certification_sample_size(EXAMPLE, 0.6, power=1.0), ValueError,

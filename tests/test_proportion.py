@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from estimators import PROPORTION_METHODS, Interval, ProportionEstimate, proportion_ci
+from estimators import PROPORTION_METHODS, Interval, ProportionEstimate, f1_ci, proportion_ci
 
 statsmodels_proportion = pytest.importorskip("statsmodels.stats.proportion")
 
@@ -287,7 +287,7 @@ def test_contains_point_estimate_except_degenerate_wald(xn, method):
         ({"successes": -1, "trials": 5}, ValueError, r"`successes` must be non-negative; got -1"),
         ({"successes": 2.5, "trials": 5}, ValueError, r"`successes` must hold whole numbers.*2\.5"),
         ({"successes": 1, "trials": [5, 0]}, ValueError,
-         r"`trials` must be at least 1; got 0 at index 1"),
+         r"`successes` must not exceed `trials`; got successes=1 > trials=0 at index 1"),
         ({"successes": [1, 6], "trials": 5}, ValueError,
          r"`successes` must not exceed `trials`.*6.*index 1"),
         ({"successes": "3", "trials": 5}, TypeError, r"`successes` must be an integer count"),
@@ -308,6 +308,21 @@ def test_contains_point_estimate_except_degenerate_wald(xn, method):
 def test_bad_input(kwargs, error, pattern):
     with pytest.raises(error, match=pattern):
         proportion_ci(**kwargs)
+
+
+@pytest.mark.parametrize("method", PROPORTION_METHODS)
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_no_trials_means_no_information_an_undefined_interval(method, alternative):
+    """One policy in the package: zero trials give nan bounds, never an error (module doc)."""
+    ci = proportion_ci([3, 0], [5, 0], method=method, alternative=alternative)
+    assert not np.isnan(ci.low[0]) and not np.isnan(ci.high[0])
+    assert np.isnan(ci.low[1]) and np.isnan(ci.high[1])
+    scalar = proportion_ci(0, 0, method=method, alternative=alternative)
+    assert math.isnan(scalar.low) and math.isnan(scalar.high)
+    # the same policy as every other estimator with no information
+    assert math.isnan(ProportionEstimate(0, 0).confidence_interval(method=method).low)
+    assert math.isnan(f1_ci(0, 0, 0, 0, alternative=alternative).low)
+    assert math.isnan(f1_ci(0, 0, 0, 7, alternative=alternative).high)
 
 
 @pytest.mark.parametrize(("args", "error", "message"), [

@@ -1,0 +1,331 @@
+"""Bad input to every public name of `estimators`: a clear error naming the argument, or a result.
+
+Each public function, result class and method is called once with valid arguments, and then by
+hypothesis with one argument replaced by a value drawn from a pool of bad values (negative,
+fractional, huge and wrapping integers, nan and infinities, strings, None, booleans, complex
+numbers, ragged and empty lists, arrays of the wrong shape, foreign objects). The outcome must
+be either
+
+* a ``ValueError`` or ``TypeError`` raised by evalcert whose message names the argument in
+  backticks (`` `name` ``), or
+* a valid result: no exception, and the result passes the checks its kind admits (interval
+  bounds ordered and inside the parameter space, or undefined as nan).
+
+Anything else (another exception type, a message not naming the argument, a negative F1, a
+bound above 1) fails. With ``EVALCERT_BAD_INPUT_TALLY=PATH`` the number of bad inputs tried per
+public name and their outcomes are written to PATH as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import estimators as E
+
+# --- the pool of bad values -------------------------------------------------------------------
+
+_FIXED_BAD: list[Any] = [
+    -1, -0.5, 0.5, 2.5, 0, 1, 2**53 + 1, 2**63, 2**64 - 1, 2**64, 10**20, -(2**63) - 1,
+    math.nan, math.inf, -math.inf, "abc", "", "3", None, True, False, 1 + 2j, [], [[]],
+    [[1, 2], [3]], [1, [2, 3]], {"a": 1}, object(), b"x", np.array([1, -1]),
+    np.array([2**63], dtype=np.uint64), np.array([1.5]), np.array([[1, 2], [3, 4]]),
+    np.float64("nan"), np.int8(-3), np.uint64(2**64 - 1), (1, 2, 3), [1, 2], range(3),
+    np.array("text"), np.zeros((0,)), np.array([1, 2, 3, 4, 5, 6, 7]),
+]
+
+BAD = st.one_of(
+    st.sampled_from(_FIXED_BAD),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=5),
+    st.lists(st.integers(min_value=-5, max_value=10**20), max_size=4),
+)
+
+TALLY: dict[str, Counter[str]] = defaultdict(Counter)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_tally() -> Iterator[None]:
+    """Write the tally of bad inputs tried per public name when asked (closing notes)."""
+    yield
+    path = os.environ.get("EVALCERT_BAD_INPUT_TALLY")
+    if path:
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump({k: dict(v) for k, v in sorted(TALLY.items())}, handle, indent=1)
+
+
+# --- what a valid result must satisfy ----------------------------------------------------------
+
+def _check_interval(ci: E.Interval, low_end: float = 0.0, high_end: float = 1.0) -> None:
+    low = np.asarray(ci.low, dtype=float)
+    high = np.asarray(ci.high, dtype=float)
+    defined = ~np.isnan(low) & ~np.isnan(high)
+    assert np.all(np.isnan(low) == np.isnan(high)), "one bound nan, the other not"
+    assert np.all(low[defined] <= high[defined])
+    assert np.all(low[defined] >= low_end - 1e-12) and np.all(high[defined] <= high_end + 1e-12)
+
+
+def _check_unit(value: Any) -> None:
+    array = np.asarray(value, dtype=float)
+    defined = array[~np.isnan(array)]
+    assert np.all((defined >= -1e-12) & (defined <= 1 + 1e-12)), f"outside [0, 1]: {value}"
+
+
+def _check_result(result: Any, bounded: bool = True) -> None:
+    """Checks that hold for every valid result of its kind (``bounded``: a proportion's)."""
+    if isinstance(result, E.Interval):
+        if bounded:
+            _check_interval(result)
+    elif isinstance(result, E.ProportionEstimate):
+        _check_unit(result.estimate)
+        _check_interval(result.confidence_interval())
+    elif isinstance(result, E.F1Estimate):
+        _check_unit(result.estimate)
+        variance = np.asarray(result.variance, dtype=float)
+        assert np.all(variance[~np.isnan(variance)] >= 0), "negative variance"
+    elif isinstance(result, E.StratifiedEstimate):
+        _check_unit(result.estimate)
+    elif isinstance(result, E.CertificationPlan):
+        assert result.test_size is None or result.test_size >= 1
+        _check_unit(result.theta_star)
+    elif isinstance(result, float):
+        assert not math.isinf(result)
+
+
+# --- the targets -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Target:
+    """A public callable, its valid keyword arguments, and the argument names to break."""
+
+    name: str
+    call: Callable[..., Any]
+    valid: Mapping[str, Any]
+    fuzz: tuple[str, ...] = ()
+    bounded: bool = True  # intervals for a proportion (F1, a share), not a utility
+
+    def arguments(self) -> tuple[str, ...]:
+        return self.fuzz or tuple(self.valid)
+
+
+def _posterior() -> E.ConfusionPosterior:
+    return E.confusion_posterior((60, 20, 25, 395))
+
+
+def _gain() -> E.GainTable:
+    return E.gain_table([0.9, 0.8, 0.7, 0.6, 0.5], [1, 0, 1, 0, 0], bins=5)
+
+
+def _strata() -> E.MembershipStrata:
+    return E.MembershipStrata(["R1", "R2"], [100, 10, 20, 5])
+
+
+def _stratified() -> E.StratifiedEstimate:
+    return E.StratifiedEstimate([1000, 200, 40], [30, 30, 30], [1, 10, 23])
+
+
+def _confusion() -> E.ConfusionMatrix:
+    return E.ConfusionMatrix.binary(tp=60, fp=20, fn=25, tn=395)
+
+
+def _method(factory: Callable[[], Any], name: str) -> Callable[..., Any]:
+    def call(**kwargs: Any) -> Any:
+        return getattr(factory(), name)(**kwargs)
+    return call
+
+
+def _positional(function: Callable[..., Any], *names: str) -> Callable[..., Any]:
+    """Call ``function`` with ``names`` positionally (as their users write them)."""
+    def call(**kwargs: Any) -> Any:
+        args = [kwargs.pop(n) for n in names]
+        return function(*args, **kwargs)
+    return call
+
+
+_COUNTS4 = {"tp": 60, "fp": 20, "fn": 25, "tn": 395}
+
+TARGETS: list[Target] = [
+    Target("proportion_ci", _positional(E.proportion_ci, "successes", "trials"),
+           {"successes": 7, "trials": 20, "method": "wilson", "confidence_level": 0.95,
+            "alternative": "two-sided"}),
+    Target("ProportionEstimate", E.ProportionEstimate, {"successes": 7, "trials": 20}),
+    Target("ProportionEstimate.confidence_interval",
+           _method(lambda: E.ProportionEstimate(7, 20), "confidence_interval"),
+           {"confidence_level": 0.95, "method": "wilson", "alternative": "two-sided"}),
+    Target("Interval", E.Interval, {"low": 0.2, "high": 0.6, "method": "wilson",
+                                    "confidence_level": 0.95, "alternative": "two-sided"},
+           bounded=False),
+    Target("f1_ci", _positional(E.f1_ci, "tp", "fp", "fn", "tn"),
+           {**_COUNTS4, "method": "delta", "confidence_level": 0.95,
+            "alternative": "two-sided", "design": "srs", "population_sizes": None,
+            "finite_population": False, "rng": 1, "draws": 200}),
+    Target("f1_ci[stratified]", _positional(E.f1_ci, "tp", "fp", "fn", "tn"),
+           {**_COUNTS4, "method": "delta", "design": "stratified",
+            "population_sizes": (800, 9200), "finite_population": True},
+           fuzz=("population_sizes", "finite_population", "tp", "tn")),
+    Target("f1_ci[bootstrap]", _positional(E.f1_ci, "tp", "fp", "fn", "tn"),
+           {**_COUNTS4, "method": "bootstrap", "rng": 1, "draws": 200},
+           fuzz=("rng", "draws")),
+    Target("f1_ci[beta-posterior]", _positional(E.f1_ci, "tp", "fp", "fn", "tn"),
+           {**_COUNTS4, "method": "beta-posterior", "rng": 1, "draws": 200},
+           fuzz=("rng", "draws")),
+    Target("f1_estimate", _positional(E.f1_estimate, "tp", "fp", "fn", "tn"),
+           {**_COUNTS4, "design": "srs", "population_sizes": None,
+            "finite_population": False}),
+    Target("F1Estimate", E.F1Estimate, {**_COUNTS4, "design": "srs"}),
+    Target("F1Estimate.confidence_interval",
+           _method(lambda: E.f1_estimate(60, 20, 25, 395), "confidence_interval"),
+           {"confidence_level": 0.95, "method": "delta", "alternative": "two-sided",
+            "rng": 1, "draws": 200}),
+    Target("ConfusionMatrix", E.ConfusionMatrix,
+           {"counts": [[60, 25], [20, 395]], "labels": ["positive", "negative"]}),
+    Target("ConfusionMatrix.binary", E.ConfusionMatrix.binary, dict(_COUNTS4)),
+    Target("ConfusionMatrix.precision", _method(_confusion, "precision"),
+           {"label": "positive"}),
+    Target("ConfusionMatrix.f_measure", _method(_confusion, "f_measure"),
+           {"label": "positive", "beta": 1.0}),
+    Target("ConfusionMatrix.per_class", _method(_confusion, "per_class"),
+           {"measure": "recall", "beta": 1.0}),
+    Target("ConfusionMatrix.macro_average", _method(_confusion, "macro_average"),
+           {"measure": "f_measure", "beta": 2.0}),
+    Target("ConfusionMatrix.kappa", _method(_confusion, "kappa"), {"kind": "cohen"}),
+    Target("ConfusionMatrix.one_vs_all", _method(_confusion, "one_vs_all"),
+           {"label": "positive"}),
+    Target("ConfusionMatrix.cost", _method(_confusion, "cost"),
+           {"cost_matrix": [[0, 1], [5, 0]]}),
+    Target("ConfusionMatrix.expected_gain", _method(_confusion, "expected_gain"),
+           {"risk_matrix": [[1, -1], [-1, 0]]}),
+    Target("ConfusionMatrix.linear_utility", _method(_confusion, "linear_utility"),
+           {"u_a": 3.0, "u_b": -1.0, "label": "positive"}),
+    Target("optimal_threshold", E.optimal_threshold, {"u_a": 3.0, "u_b": -1.0}),
+    Target("gain_table", _positional(E.gain_table, "scores", "labels"),
+           {"scores": [0.9, 0.8, 0.7, 0.6, 0.5], "labels": [1, 0, 1, 0, 0], "bins": 5}),
+    Target("GainTable.budget_yield", _method(_gain, "budget_yield"),
+           {"budget": 3.0, "cost_per_item": 1.0, "whole_bins": False}),
+    Target("GainTable.cost_per_bin", _method(_gain, "cost_per_bin"), {"cost_per_item": 1.0}),
+    Target("GainTable.cost_to_reach", _method(_gain, "cost_to_reach"),
+           {"share": 0.5, "cost_per_item": 1.0, "whole_bins": False}),
+    Target("GainTable.fraction_to_reach", _method(_gain, "fraction_to_reach"),
+           {"share": 0.5, "whole_bins": True}),
+    Target("GainTable.positives_within", _method(_gain, "positives_within"), {"n_items": 2}),
+    Target("confusion_posterior", _positional(E.confusion_posterior, "confusion"),
+           {"confusion": (60, 20, 25, 395), "retrieved_share": None}),
+    Target("ConfusionPosterior", E.ConfusionPosterior,
+           {**_COUNTS4, "retrieved_share": 0.16}),
+    Target("ConfusionPosterior.draw", _method(_posterior, "draw"), {"draws": 10, "rng": 1}),
+    Target("ConfusionPosterior.f1", _method(_posterior, "f1"), {"r1": 0.7, "r0": 0.06}),
+    Target("ConfusionPosterior.cell_probabilities", _method(_posterior, "cell_probabilities"),
+           {"r1": 0.7, "r0": 0.06}),
+    Target("theta_star", _positional(E.theta_star, "confusion", "test_size"),
+           {"confusion": (60, 20, 25, 395), "test_size": 200, "confidence_level": 0.95,
+            "power": 0.93, "draws": 100, "rng": 1, "method": "delta",
+            "retrieved_share": None}),
+    Target("certification_sample_size",
+           _positional(E.certification_sample_size, "confusion", "target"),
+           {"confusion": (60, 20, 25, 395), "target": 0.5, "confidence_level": 0.95,
+            "power": 0.93, "draws": 100, "tolerance": None, "rng": 1, "method": "delta",
+            "retrieved_share": None, "relative_precision": None, "max_draws": 400,
+            "max_test_size": 100_000}),
+    Target("StratifiedEstimate", _positional(E.StratifiedEstimate, "sizes", "sampled",
+                                             "positives"),
+           {"sizes": [1000, 200, 40], "sampled": [30, 30, 30], "positives": [1, 10, 23],
+            "labels": None}),
+    Target("StratifiedEstimate.confidence_interval", _method(_stratified, "confidence_interval"),
+           {"confidence_level": 0.95, "method": "jeffreys", "alternative": "two-sided"}),
+    Target("StratifiedEstimate.utility", _method(_stratified, "utility"),
+           {"u_a": 3.0, "u_b": -1.0}),
+    Target("UtilityEstimate.confidence_interval",
+           _method(lambda: _stratified().utility(u_a=3, u_b=-1), "confidence_interval"),
+           {"confidence_level": 0.95, "method": "wald", "alternative": "two-sided"},
+           bounded=False),
+    Target("UtilityEstimate", E.UtilityEstimate,
+           {"proportion": _stratified(), "u_a": 3.0, "u_b": -1.0}),
+    Target("srs_estimate", _positional(E.srs_estimate, "size", "sampled", "positives"),
+           {"size": 500, "sampled": 20, "positives": 3}),
+    Target("stratified_proportion",
+           _positional(E.stratified_proportion, "sizes", "sampled", "positives"),
+           {"sizes": [1000, 200], "sampled": [30, 30], "positives": [1, 10]}),
+    Target("StratifiedProportion", E.StratifiedProportion,
+           {"estimate": 0.2, "variance": 0.001}),
+    Target("pooled_estimate", _positional(E.pooled_estimate, "size", "judged", "relevant"),
+           {"size": 250, "judged": 120, "relevant": 90, "u_a": 1.0, "u_b": -1.0}),
+    Target("PooledEstimate", E.PooledEstimate,
+           {"size": 250, "judged": 120, "relevant": 90, "u_a": 1.0, "u_b": -1.0}),
+    Target("allocate", _positional(E.allocate, "sizes"),
+           {"sizes": [1000, 10, 200, 40], "total": 100, "method": "trec5", "minimum": 2,
+            "proportions": None}),
+    Target("allocate[neyman]", _positional(E.allocate, "sizes"),
+           {"sizes": [1000, 10, 200, 40], "total": 100, "method": "neyman", "minimum": 2,
+            "proportions": [0.02, 0.2, 0.4, 0.75]}, fuzz=("proportions", "total")),
+    Target("MembershipStrata", _positional(E.MembershipStrata, "runs", "sizes"),
+           {"runs": ["R1", "R2"], "sizes": [100, 10, 20, 5]}),
+    Target("MembershipStrata.allocate", _method(_strata, "allocate"),
+           {"total": 40, "method": "trec5", "minimum": 2, "proportions": None}),
+    Target("MembershipStrata.estimates", _method(_strata, "estimates"),
+           {"sampled": [10, 10, 10, 5], "positives": [1, 2, 3, 4]}),
+    Target("MembershipStrata.from_documents", E.MembershipStrata.from_documents,
+           {"submitted": [{"R1"}, {"R1", "R2"}, set()], "runs": ["R1", "R2"]}),
+    Target("MembershipStrata.stratum_of", _method(_strata, "stratum_of"),
+           {"submitted": [{"R2"}, {"R1", "R2"}]}),
+    Target("WeightedTotal", E.WeightedTotal, {"total": 5.0, "average": 0.5}),
+    Target("BudgetYield", E.BudgetYield,
+           {"items": 3, "fraction": 0.6, "cost": 3.0, "positives": 2.0, "gain": 1.0}),
+]
+
+# labels may be any hashable: a bad label is an unknown one, always a ValueError naming it
+_NO_FUZZ = {"label"}
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
+def test_valid_call_succeeds(target: Target) -> None:
+    """The baseline of every target: its valid arguments give a valid result."""
+    _check_result(target.call(**target.valid), target.bounded)
+
+
+def _outcome(target: Target, argument: str, value: Any) -> str:
+    kwargs = dict(target.valid)
+    kwargs[argument] = value
+    try:
+        result = target.call(**kwargs)
+    except (ValueError, TypeError) as error:
+        message = str(error)
+        # `name`, or a part of it: `name[0]`, `confusion.tp`
+        assert any(f"`{argument}{end}" in message for end in "`[."), (
+            f"{target.name}({argument}={value!r}) raised {type(error).__name__} not naming "
+            f"`{argument}`: {message}")
+        assert "\n" not in message, f"multi-line message: {message!r}"
+        return type(error).__name__
+    _check_result(result, target.bounded)
+    return "valid result"
+
+
+_CASES = [(t, a) for t in TARGETS for a in t.arguments() if a not in _NO_FUZZ]
+
+
+@pytest.mark.parametrize(("target", "argument"), _CASES,
+                         ids=[f"{t.name}-{a}" for t, a in _CASES])
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(value=BAD)
+def test_bad_argument_is_named_or_harmless(target: Target, argument: str, value: Any) -> None:
+    """One bad argument: a ValueError/TypeError naming it, or a result that passes its checks."""
+    TALLY[target.name][_outcome(target, argument, value)] += 1
+
+
+@pytest.mark.parametrize(("target", "argument"), _CASES,
+                         ids=[f"{t.name}-{a}" for t, a in _CASES])
+def test_every_fixed_bad_value(target: Target, argument: str) -> None:
+    """Every value of the fixed pool, deterministically (hypothesis may not draw them all)."""
+    for value in _FIXED_BAD:
+        TALLY[target.name][_outcome(target, argument, value)] += 1
