@@ -117,6 +117,26 @@ def real_scalar(value: Any, name: str) -> float:
     return result
 
 
+def whole(value: Any, name: str, minimum: int = 0) -> int:
+    """Return ``value`` as a Python int of at least ``minimum`` (``numbers.Integral``, not bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be an integer; got {show(value)}.")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be at least {minimum}; got {show(value)}.")
+    return int(value)
+
+
+def real_or_nan(value: Any, name: str, low: float = -math.inf, high: float = math.inf) -> float:
+    """Return ``value`` as a float in ``[low, high]``, or nan (a result that is undefined)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number; got {show(value)}.")
+    result = float(value)
+    if not (math.isnan(result) or low <= result <= high) or math.isinf(result):
+        where = f"in [{low:g}, {high:g}]" if math.isfinite(low) or math.isfinite(high) else "finite"
+        raise ValueError(f"`{name}` must be {where} or nan; got {show(value)}.")
+    return result
+
+
 def open_unit(value: Any, name: str) -> float:
     """Return ``value`` as a float strictly inside (0, 1)."""
     result = real_scalar(value, name)

@@ -159,6 +159,11 @@ class WeightedTotal:
     total: float
     average: float
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "total", check.real_scalar(self.total, "total"))
+        # nan: an empty matrix
+        object.__setattr__(self, "average", check.real_or_nan(self.average, "average"))
+
 
 @dataclass(frozen=True, init=False, eq=False)
 class ConfusionMatrix:

@@ -30,8 +30,10 @@ from estimators._validation import (
     as_real_array,
     first_offender,
     positive_int,
+    real_or_nan,
     real_scalar,
     show,
+    whole,
 )
 
 __all__ = ["BudgetYield", "GainTable", "gain_table"]
@@ -133,6 +135,18 @@ class BudgetYield:
     positives: float
     gain: float
 
+    def __post_init__(self) -> None:
+        items = whole(self.items, "items")
+        values = {"fraction": real_or_nan(self.fraction, "fraction", 0.0, 1.0),
+                  "cost": real_or_nan(self.cost, "cost", 0.0),
+                  "positives": real_or_nan(self.positives, "positives", 0.0),
+                  "gain": real_or_nan(self.gain, "gain", 0.0, 1.0)}  # nan: no positives
+        if math.isnan(values["positives"]) or values["positives"] > items:
+            raise ValueError("`positives` must be a number of items, at most `items` = "
+                             f"{items}; got {show(self.positives)}.")
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class GainTable:
@@ -199,6 +213,31 @@ class GainTable:
     bins: int
     group_ends: NDArray[np.int64]
     group_cum_positives: NDArray[np.int64]
+
+    def __post_init__(self) -> None:
+        # gain_table builds a consistent table; one built by hand is checked the same way
+        n_items = whole(self.n_items, "n_items", 1)
+        n_positives = whole(self.n_positives, "n_positives")
+        bins = whole(self.bins, "bins", 1)
+        if n_positives > n_items or bins > n_items:
+            raise ValueError("`n_positives` and `bins` must be at most `n_items`; got "
+                             f"{n_positives} and {bins} with {n_items} items.")
+        ends = as_counts(self.group_ends, "group_ends")
+        cum = as_counts(self.group_cum_positives, "group_cum_positives")
+        if ends.ndim != 1 or ends.shape != cum.shape or ends.size < 2:
+            raise ValueError("`group_ends` and `group_cum_positives` must be one-dimensional of "
+                             f"one length (at least 2); got shapes {ends.shape} and {cum.shape}.")
+        sizes, found = np.diff(ends), np.diff(cum)
+        if ends[0] != 0 or ends[-1] != n_items or (sizes <= 0).any():
+            raise ValueError("`group_ends` must rise strictly from 0 to `n_items`; got "
+                             f"{show(ends)}.")
+        if cum[0] != 0 or cum[-1] != n_positives or (found < 0).any() or (found > sizes).any():
+            raise ValueError("`group_cum_positives` must rise from 0 to `n_positives` by at most "
+                             f"each group's size; got {show(cum)}.")
+        for name, array in (("group_ends", ends), ("group_cum_positives", cum)):
+            array = array.copy()
+            array.setflags(write=False)
+            object.__setattr__(self, name, array)
 
     def __repr__(self) -> str:
         return (
@@ -595,8 +634,6 @@ def gain_table(scores: Any, labels: Any, *, bins: int = 10) -> GainTable:
     group_positives = np.bincount(group_of_item, weights=label_array, minlength=group_sizes.size)
     group_ends = np.concatenate(([0], np.cumsum(group_sizes))).astype(np.int64)
     cum_positives = np.concatenate(([0], np.cumsum(group_positives))).astype(np.int64)
-    group_ends.setflags(write=False)
-    cum_positives.setflags(write=False)
     return GainTable(
         n_items=n_items,
         n_positives=int(cum_positives[-1]),

@@ -414,6 +414,26 @@ class CertificationPlan:
     point_f1: float
     test_size_interval: Interval
 
+    def __post_init__(self) -> None:
+        # certification_sample_size builds consistent plans; one built by hand is checked
+        if self.test_size is not None:
+            _test_size(self.test_size, "test_size")
+        if not isinstance(self.reachable, bool) or self.reachable != (self.test_size is not None):
+            raise ValueError("`reachable` must be True exactly when `test_size` is given; got "
+                             f"reachable={check.show(self.reachable)} with test_size="
+                             f"{check.show(self.test_size)}.")
+        for name in ("target", "confidence_level", "power"):
+            check.open_unit(getattr(self, name), name)
+        for name in ("theta_star", "limit", "point_f1"):
+            check.real_or_nan(getattr(self, name), name, 0.0, 1.0)
+        check.whole(self.draws, "draws", 1)
+        check.whole(self.seed, "seed")
+        if not isinstance(self.reason, str):
+            raise TypeError(f"`reason` must be a string; got {check.show(self.reason)}.")
+        if not isinstance(self.test_size_interval, Interval):
+            raise TypeError("`test_size_interval` must be an Interval; got "
+                            f"{check.show(self.test_size_interval)}.")
+
 
 def _first_size_at_least(value: Callable[[int], float], target: float,
                          tolerance: float | None, max_size: int) -> int | None:

@@ -855,8 +855,37 @@ class StratifiedProportion:
     estimate: Bound
     variance: Bound
 
+    def __post_init__(self) -> None:
+        # nan is allowed (an undefined estimate); anything else must be a proportion and a
+        # non-negative variance of one shape
+        estimate = _record_array(self.estimate, "estimate")
+        variance = _record_array(self.variance, "variance")
+        if np.shape(estimate) != np.shape(variance):
+            raise ValueError(f"`estimate` and `variance` must have one shape; got "
+                             f"{np.shape(estimate)} and {np.shape(variance)}.")
+        for name, array, bad, what in (
+                ("estimate", estimate, (estimate < 0) | (estimate > 1), "in [0, 1]"),
+                ("variance", variance, variance < 0, "non-negative")):
+            if bad.any():
+                raise ValueError(f"`{name}` must be {what} or nan; got "
+                                 f"{check.first_offender(array, bad)}.")
+
     def __iter__(self) -> Iterator[Bound]:
         return iter((self.estimate, self.variance))
+
+
+def _record_array(value: Any, name: str) -> Array:
+    """A result's real values as a float array (nan allowed: undefined; infinities not)."""
+    array = check.as_array(value, name)
+    if array.dtype == np.bool_ or not (np.issubdtype(array.dtype, np.integer)
+                                       or np.issubdtype(array.dtype, np.floating)):
+        raise TypeError(f"`{name}` must be a real number or array of them; got "
+                        f"{check.show(value)}.")
+    array = array.astype(np.float64)
+    bad = np.isinf(array)
+    if bad.any():
+        raise ValueError(f"`{name}` must be finite or nan; got {check.first_offender(array, bad)}.")
+    return array
 
 
 def stratified_proportion(sizes: Any, sampled: Any, positives: Any) -> StratifiedProportion:
@@ -1333,6 +1362,29 @@ class PooledEstimate:
     u_a: float
     u_b: float
 
+    def __post_init__(self) -> None:
+        # built directly or by pooled_estimate: either way the inputs are checked here
+        a, b = _utility_weights(self.u_a, self.u_b)
+        counts = [check.as_counts(getattr(self, name), name)
+                  for name in ("size", "judged", "relevant")]
+        try:
+            n, j, r = np.broadcast_arrays(*counts)
+        except ValueError:
+            raise ValueError("`size`, `judged` and `relevant` must broadcast together; got "
+                             f"shapes {[np.shape(c) for c in counts]}.") from None
+        for small, big, small_name, big_name in ((j, n, "judged", "size"),
+                                                 (r, j, "relevant", "judged")):
+            over = small > big
+            if over.any():
+                index = check.first_index(over)
+                raise ValueError(f"`{small_name}` must not exceed `{big_name}`; got "
+                                 f"{small_name}={small[index]} > {big_name}={big[index]}"
+                                 f"{check.at_index(index)}.")
+        for name, array in (("size", n), ("judged", j), ("relevant", r)):
+            object.__setattr__(self, name, int(array) if array.ndim == 0 else array.copy())
+        object.__setattr__(self, "u_a", a)
+        object.__setattr__(self, "u_b", b)
+
     @property
     def unjudged(self) -> int | IntArray:
         """``size - judged``: documents the pooling assumption calls nonrelevant unseen."""
@@ -1379,23 +1431,4 @@ def pooled_estimate(size: Any, judged: Any, relevant: Any, *, u_a: float, u_b: f
     >>> pooled_estimate(250, 120, 90, u_a=1, u_b=-1).estimate
     -70.0
     """
-    a, b = _utility_weights(u_a, u_b)
-    counts = [check.as_counts(v, name)
-              for v, name in ((size, "size"), (judged, "judged"), (relevant, "relevant"))]
-    try:
-        n, j, r = np.broadcast_arrays(*counts)
-    except ValueError:
-        raise ValueError("`size`, `judged` and `relevant` must broadcast together; got shapes "
-                         f"{[np.shape(c) for c in counts]}.") from None
-    for small, big, small_name, big_name in ((j, n, "judged", "size"),
-                                             (r, j, "relevant", "judged")):
-        over = small > big
-        if over.any():
-            index = check.first_index(over)
-            raise ValueError(f"`{small_name}` must not exceed `{big_name}`; got {small_name}="
-                             f"{small[index]} > {big_name}={big[index]}{check.at_index(index)}.")
-
-    def keep(array: IntArray) -> int | IntArray:
-        return int(array) if array.ndim == 0 else array.copy()
-
-    return PooledEstimate(keep(n), keep(j), keep(r), a, b)
+    return PooledEstimate(size, judged, relevant, u_a, u_b)

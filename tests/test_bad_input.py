@@ -18,6 +18,7 @@ public name and their outcomes are written to PATH as JSON.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -82,8 +83,32 @@ def _check_unit(value: Any) -> None:
     assert np.all((defined >= -1e-12) & (defined <= 1 + 1e-12)), f"outside [0, 1]: {value}"
 
 
+_TEXT_FIELDS = {"method", "alternative", "design", "reason"}
+_OPTIONAL_FIELDS = {"test_size", "population_sizes", "labels"}
+
+
+def _check_fields(result: Any) -> None:
+    """A result object holds numbers where it holds numbers: no text, None or objects slipped in."""
+    for item in dataclasses.fields(result):
+        value = getattr(result, item.name)
+        if item.name in _TEXT_FIELDS:
+            assert isinstance(value, str), f"{item.name} = {value!r}"
+        elif value is None:
+            assert item.name in _OPTIONAL_FIELDS, f"{item.name} is None"
+        elif not isinstance(value, E.Interval | E.StratifiedEstimate | tuple | int):
+            array = np.asarray(value)
+            assert array.dtype != object and (np.issubdtype(array.dtype, np.number)
+                                              or array.dtype == np.bool_), (
+                f"{type(result).__name__}.{item.name} = {value!r}")
+            if np.issubdtype(array.dtype, np.floating):
+                assert not np.isinf(array).any() or item.name in ("low", "high"), (
+                    f"{type(result).__name__}.{item.name} = {value!r}")
+
+
 def _check_result(result: Any, bounded: bool = True) -> None:
     """Checks that hold for every valid result of its kind (``bounded``: a proportion's)."""
+    if dataclasses.is_dataclass(result):
+        _check_fields(result)
     if isinstance(result, E.Interval):
         if bounded:
             _check_interval(result)
@@ -279,6 +304,15 @@ TARGETS: list[Target] = [
     Target("MembershipStrata.stratum_of", _method(_strata, "stratum_of"),
            {"submitted": [{"R2"}, {"R1", "R2"}]}),
     Target("WeightedTotal", E.WeightedTotal, {"total": 5.0, "average": 0.5}),
+    Target("GainTable", E.GainTable,
+           {"n_items": 5, "n_positives": 2, "bins": 5,
+            "group_ends": np.array([0, 1, 2, 3, 4, 5]),
+            "group_cum_positives": np.array([0, 1, 1, 2, 2, 2])}),
+    Target("CertificationPlan", E.CertificationPlan,
+           {"test_size": 600, "theta_star": 0.61, "target": 0.6, "confidence_level": 0.95,
+            "power": 0.93, "draws": 1000, "seed": 7, "reachable": True, "reason": "",
+            "limit": 0.66, "point_f1": 0.73,
+            "test_size_interval": E.Interval(500, 700, "order statistics", 0.95)}),
     Target("BudgetYield", E.BudgetYield,
            {"items": 3, "fraction": 0.6, "cost": 3.0, "positives": 2.0, "gain": 1.0}),
 ]

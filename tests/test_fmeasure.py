@@ -762,9 +762,11 @@ BAD_INPUT_CASES = [
     ({**STRATIFIED, "population_sizes": 5}, ValueError, r"`population_sizes` must be a pair"),
     ({"method": "beta-posterior", "draws": 10.0}, TypeError, r"`draws` must be a positive"),
     ({**STRATIFIED, "population_sizes": (50, 1000)}, ValueError,
-     r"`population_sizes\[0\]` must be at least the segment's sample size \(`tp` \+ `fp` = 80\); got 50"),
+     r"`population_sizes\[0\]` must be at least the segment's sample size "
+     r"\(`tp` \+ `fp` = 80\); got 50"),
     ({**STRATIFIED, "population_sizes": (1000, 100)}, ValueError,
-     r"`population_sizes\[1\]` must be at least the segment's sample size \(`fn` \+ `tn` = 420\); got 100"),
+     r"`population_sizes\[1\]` must be at least the segment's sample size "
+     r"\(`fn` \+ `tn` = 420\); got 100"),
     ({**STRATIFIED, "population_sizes": (-5, 1000)}, ValueError,
      r"`population_sizes\[0\]` must be non-negative"),
     ({**STRATIFIED, "population_sizes": (1000,)}, ValueError, r"`population_sizes` must be a pair"),
