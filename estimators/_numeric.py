@@ -19,6 +19,13 @@ def ratio(numerator: ArrayLike, denominator: ArrayLike) -> NDArray[np.float64]:
     return out
 
 
+_BELOW_ONE = float(np.nextafter(1.0, 0.0))
+
+
 def upper_normal_quantile(tail: float) -> float:
-    """The standard normal quantile ``z`` with ``P(Z > z) = tail``."""
-    return float(-special.ndtri(tail))
+    """The standard normal quantile ``z`` with ``P(Z > z) = tail``.
+
+    A one-sided tail ``1 - level`` rounds to 1 for a level below 2**-53; the largest float below
+    1 keeps ``z`` finite (about -8.2) instead of -inf, which times a zero variance is nan.
+    """
+    return float(-special.ndtri(min(tail, _BELOW_ONE)))

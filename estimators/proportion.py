@@ -261,15 +261,18 @@ def _bounds(method: str, x: IntArray, n: IntArray, tail: float) -> tuple[Array, 
     nf = n.astype(np.float64)
     if method in _CENTRE_HALF:
         centre, half = _CENTRE_HALF[method](xf, nf, upper_normal_quantile(tail))
-        low = np.maximum(np.subtract(centre, half, out=xf), 0.0, out=xf)
-        high = np.minimum(np.add(centre, half, out=nf), 1.0, out=nf)
+        # clipped at both ends: a one-sided level below 1/2 has z < 0 (low above the centre)
+        low = np.clip(np.subtract(centre, half, out=xf), 0.0, 1.0, out=xf)
+        high = np.clip(np.add(centre, half, out=nf), 0.0, 1.0, out=nf)
     else:
         lower = _LOWER_BOUNDS[method]
         low = np.maximum(lower(xf, nf, tail), 0.0)
         high = np.minimum(1.0 - lower(nf - xf, nf, tail), 1.0)
     low[x == 0] = 0.0
     high[x == n] = 1.0
-    return low, high
+    # the two bounds come from separate formulas: as the level nears 0 the interval shrinks to
+    # a point, where they can cross by a rounding
+    return low, np.maximum(high, low)
 
 
 def _as_output(bound: Array, scalar: bool) -> Bound:

@@ -363,3 +363,21 @@ def test_every_fixed_bad_value(target: Target, argument: str) -> None:
     """Every value of the fixed pool, deterministically (hypothesis may not draw them all)."""
     for value in _FIXED_BAD:
         TALLY[target.name][_outcome(target, argument, value)] += 1
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(level=st.one_of(st.sampled_from([5e-324, 1e-17, 2**-53, 0.5, 1 - 2**-53]),
+                       st.floats(min_value=0, max_value=1, exclude_min=True, exclude_max=True)),
+       alternative=st.sampled_from(["two-sided", "less", "greater"]))
+def test_every_level_strictly_inside_0_1_gives_a_valid_interval(level, alternative):
+    """Extreme levels are valid: a one-sided tail that rounds to 1 or a z below 0 included."""
+    for method in E.PROPORTION_METHODS:
+        _check_interval(E.proportion_ci([0, 1, 3, 9, 10], 10, method=method,
+                                        confidence_level=level, alternative=alternative))
+    for method in ("delta", "logit-delta"):
+        _check_interval(E.f1_ci([0, 3, 10], [1, 2, 0], [0, 4, 0], [5, 5, 5], method=method,
+                                confidence_level=level, alternative=alternative))
+    estimate = E.StratifiedEstimate([100, 50], [10, 10], [3, 0])
+    for method in E.STRATIFIED_METHODS:
+        _check_interval(estimate.confidence_interval(level, method=method,
+                                                     alternative=alternative))
