@@ -101,6 +101,10 @@ def _beta(value: Any) -> float:
 def _square_counts(counts: ArrayLike) -> IntArray:
     """Validate a K x K (K >= 2) matrix of counts; return a read-only int64 copy."""
     matrix = check.as_counts(counts, "counts")
+    total = sum(int(c) for c in matrix.ravel())  # Python ints: the int64 sum could wrap
+    if total > check.MAX_COUNT:
+        raise ValueError(f"`counts` must sum to at most 2**53 = {check.MAX_COUNT} (the total "
+                         f"is every proportion's number of trials); got {total}.")
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValueError(f"`counts` must be a square K x K matrix; got shape {matrix.shape}.")
     if matrix.shape[0] < 2:
@@ -257,13 +261,12 @@ class ConfusionMatrix:
         >>> m.precision().estimate, m.recall().estimate
         (0.8, 0.6666666666666666)
         """
-        return cls(
-            [
-                [_single_count(tp, "tp"), _single_count(fn, "fn")],
-                [_single_count(fp, "fp"), _single_count(tn, "tn")],
-            ],
-            labels=_BINARY_LABELS,
-        )
+        a, b, c, d = (_single_count(v, n) for v, n in ((tp, "tp"), (fn, "fn"), (fp, "fp"),
+                                                         (tn, "tn")))
+        if a + b + c + d > check.MAX_COUNT:
+            raise ValueError(f"`tp` + `fp` + `fn` + `tn` must be at most 2**53 = "
+                             f"{check.MAX_COUNT}; got {a + b + c + d}.")
+        return cls([[a, b], [c, d]], labels=_BINARY_LABELS)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ConfusionMatrix):

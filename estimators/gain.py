@@ -517,13 +517,14 @@ class GainTable:
         if money < 0.0:
             raise ValueError(f"`budget` must be non-negative; got {show(budget)}.")
         cost = _positive_real(cost_per_item, "cost_per_item")
+        # a quotient beyond the list (inf included: a huge budget over a tiny cost) buys it all
         if whole:
-            n_bins = min(_floor(money * self.bins / (self.n_items * cost)), self.bins)
+            n_bins = _floor(min(money * self.bins / (self.n_items * cost), self.bins))
             items = int(self.bin_edges[n_bins])
             fraction = n_bins / self.bins
             spent = n_bins * self.n_items * cost / self.bins
         else:
-            items = min(_floor(money / cost), self.n_items)
+            items = _floor(min(money / cost, self.n_items))
             fraction = items / self.n_items
             spent = items * cost
         positives = float(self._positives_at(np.asarray(items)))

@@ -51,8 +51,10 @@ Policies
 --------
 * Sampling is without replacement within each stratum, independently across strata.
 * **Empty stratum** (``N_h = 0``): allowed, weight 0; ``sampled`` and ``positives`` must be 0.
-* **Unsampled non-empty stratum** (``n_h = 0 < N_h``): ``ValueError`` naming the stratum; no
-  unbiased estimate of ``p`` exists without a sample from every stratum.
+* **Unsampled non-empty stratum** (``n_h = 0 < N_h``): no information about its ``p_h``, so
+  ``p`` is undefined: nan estimate, variance and bounds (the package's one policy for no
+  information; listed in ``unsampled_strata``). No unbiased estimate of ``p`` exists without
+  a sample from every stratum.
 * **Fully sampled stratum** (``n_h = N_h``): known exactly, contributes no variance (eq. 33
   has the factor ``N_h - n_h``); listed in ``fully_sampled_strata``. If every stratum is fully
   sampled, every interval is the point ``p``.
@@ -159,7 +161,9 @@ def _stratum_variances(sizes: Array, sampled: Array, positives: Array) -> Array:
     # `positives` may hold many samples (rows x strata) of one design: the per-stratum factors
     # must take its shape for `np.divide`'s `out` and `where`.
     denominator = np.broadcast_to(sampled * sampled * (sampled - 1.0) * sizes, numerator.shape)
-    unestimable = np.broadcast_to((sampled == 1.0) & (sizes > 1.0), numerator.shape)
+    # n_h = 1 < N_h leaves eq. 33 undefined; n_h = 0 < N_h leaves p_h itself undefined
+    unestimable = np.broadcast_to(((sampled == 1.0) & (sizes > 1.0))
+                                  | ((sampled == 0.0) & (sizes > 0.0)), numerator.shape)
     variances: Array = np.divide(
         numerator, denominator, out=np.where(unestimable, np.nan, 0.0), where=denominator > 0
     )
@@ -172,7 +176,9 @@ def _stratified_proportion(sizes: Array, sampled: Array, positives: Array) -> Ar
     With one stratum it is ``a / n``, eq. 6 (= eq. 28). Strata on the last axis of
     ``positives``; one estimate per sample (row).
     """
-    estimate: Array = np.sum(sizes * (positives / sampled), axis=-1) / np.sum(sizes)
+    shares = np.divide(positives, sampled, out=np.full(np.shape(positives), np.nan),
+                       where=np.broadcast_to(sampled > 0, np.shape(positives)))
+    estimate: Array = np.sum(sizes * shares, axis=-1) / np.sum(sizes)  # nan if one is unsampled
     return estimate
 
 
@@ -357,7 +363,7 @@ def _proportion_interval(
     alternative = check.alternative(alternative)
     level = check.open_unit(confidence_level, "confidence_level")
     tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
-    if sample is None:
+    if sample is None or math.isnan(sample.estimate):  # no information: undefined
         low = high = math.nan
     else:
         floor, ceiling = _certain_range(sample)
@@ -413,12 +419,10 @@ def _where(labels: tuple[str, ...], bad: BoolArray) -> str:
 
 
 def _design_counts(
-    sizes: Any, sampled: Any, labels: Any, sample_required: Any = None
+    sizes: Any, sampled: Any, labels: Any
 ) -> tuple[IntArray, IntArray, tuple[str, ...]]:
-    """Validate a design's ``N_h`` and ``n_h``; ``sample_required`` marks strata needing a sample.
-
-    By default every non-empty stratum needs ``n_h >= 1``.
-    """
+    """Validate a design's ``N_h`` and ``n_h`` (``n_h = 0`` only in an empty stratum or an
+    unsampled one, whose proportion is then undefined)."""
     sizes_ = _one_dimensional(sizes, "sizes")
     if sizes_.size == 0:
         raise ValueError("`sizes` must hold at least one stratum; got an empty array.")
@@ -434,15 +438,6 @@ def _design_counts(
         index = check.first_index(over)
         raise ValueError(f"`sampled` must not exceed `sizes`; got sampled={sampled_[index]} > "
                          f"size={sizes_[index]}{_where(names, over)}.")
-    required = sizes_ > 0 if sample_required is None else sample_required & (sizes_ > 0)
-    unsampled = required & (sampled_ == 0)
-    if unsampled.any():
-        index = check.first_index(unsampled)
-        raise ValueError(
-            "`sampled` must be at least 1 in a non-empty stratum (without a sample its "
-            f"proportion, hence the estimate, is undefined); got sampled=0 with size="
-            f"{sizes_[index]}{_where(names, unsampled)}."
-        )
     return sizes_, sampled_, names
 
 
@@ -456,10 +451,10 @@ def _per_stratum(values: Any, name: str, strata: int) -> IntArray:
 
 
 def _strata_counts(
-    sizes: Any, sampled: Any, positives: Any, labels: Any, sample_required: Any = None
+    sizes: Any, sampled: Any, positives: Any, labels: Any
 ) -> tuple[IntArray, IntArray, IntArray, tuple[str, ...]]:
     """Validate one sample's per-stratum counts (`_design_counts`, then ``a_h``)."""
-    sizes_, sampled_, names = _design_counts(sizes, sampled, labels, sample_required)
+    sizes_, sampled_, names = _design_counts(sizes, sampled, labels)
     positives_ = _per_stratum(positives, "positives", sizes_.size)
     over = positives_ > sampled_
     if over.any():
@@ -475,9 +470,17 @@ def _read_only(array: IntArray) -> IntArray:
     return copy
 
 
+# Utilities beyond this magnitude overflow float64 once multiplied by a set's size and squared
+# in a variance; no real utility scale comes near it.
+MAX_UTILITY = 1e100
+
+
 def _utility_weights(u_a: Any, u_b: Any) -> tuple[float, float]:
     a = check.real_scalar(u_a, "u_a")
     b = check.real_scalar(u_b, "u_b")
+    for name, value in (("u_a", a), ("u_b", b)):
+        if abs(value) > MAX_UTILITY:
+            raise ValueError(f"`{name}` must be at most 1e100 in magnitude; got {value!r}.")
     if not a > b:
         raise ValueError(f"`u_a` must be greater than `u_b`; got u_a={check.show(u_a)}, "
                          f"u_b={check.show(u_b)}.")
@@ -509,8 +512,9 @@ class StratifiedEstimate:
         If a count is not numeric or a label is not a string.
     ValueError
         If a count is negative or fractional, the arrays are not one-dimensional or differ in
-        length, ``sampled > sizes``, ``positives > sampled``, an empty stratum has a sample, or a
-        non-empty stratum has none; the message names the stratum.
+        length, ``sampled > sizes``, ``positives > sampled``, or an empty stratum has a sample;
+        the message names the stratum. (A non-empty stratum without a sample is no error: the
+        estimate is undefined, nan.)
 
     Notes
     -----
@@ -635,6 +639,11 @@ class StratifiedEstimate:
         partial = (self.sampled > 0) & (self.sampled < self.sizes)
         extreme = (self.positives == 0) | (self.positives == self.sampled)
         return self._labels_where(partial & extreme)
+
+    @property
+    def unsampled_strata(self) -> tuple[str, ...]:
+        """Non-empty strata with no sampled document: ``p`` is undefined (nan) while any exist."""
+        return self._labels_where((self.sizes > 0) & (self.sampled == 0))
 
     @property
     def unestimable_strata(self) -> tuple[str, ...]:
@@ -920,8 +929,8 @@ def stratified_proportion(sizes: Any, sampled: Any, positives: Any) -> Stratifie
         If a count is not numeric.
     ValueError
         If a count is negative or fractional, ``sizes`` or ``sampled`` is not one-dimensional,
-        the lengths disagree, ``sampled > sizes``, ``positives > sampled``, an empty stratum has a
-        sample, or a non-empty stratum has none.
+        the lengths disagree, ``sampled > sizes``, ``positives > sampled``, or an empty stratum
+        has a sample (a non-empty stratum without one makes the estimate nan).
 
     See Also
     --------
@@ -1286,8 +1295,9 @@ class MembershipStrata:
         Parameters
         ----------
         sampled, positives : array_like of int, shape (2^R,)
-            Documents judged and relevant ones found per stratum, in label order. Every
-            non-empty stratum of some run's set needs a sample; ``"0...0"`` needs none.
+            Documents judged and relevant ones found per stratum, in label order. A run whose
+            set has a non-empty stratum without a sample gets an undefined (nan) estimate;
+            ``"0...0"`` belongs to no run's set.
 
         Returns
         -------
@@ -1298,7 +1308,7 @@ class MembershipStrata:
         """
         member = self.membership
         sizes, sampled_, positives_, labels = _strata_counts(
-            self.sizes, sampled, positives, self.labels, sample_required=member.any(axis=1))
+            self.sizes, sampled, positives, self.labels)
         estimates: dict[Hashable, StratifiedEstimate] = {}
         for column, run in enumerate(self.runs):
             mask = member[:, column]

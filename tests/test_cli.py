@@ -104,7 +104,7 @@ def test_a_request_larger_than_memory_is_one_line_with_exit_status_2(monkeypatch
 
     monkeypatch.setattr(command, "f1_ci", exhausted)
     assert main(["f1", "--tp", "60", "--fp", "20", "--fn", "25", "--tn", "395", "--method",
-                 "bootstrap", "--draws", "10000000000"]) == 2
+                 "bootstrap", "--draws", "10000000"]) == 2  # the most --draws allows
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "needs more memory than this machine has (Unable to allocate 74.5 GiB" in err

@@ -35,11 +35,22 @@ def test_f1_table_says_which_seed_its_monte_carlo_methods_used(capsys):
     assert "seed" not in capsys.readouterr().out  # nothing random was drawn
 
 
-def test_f1_undefined_is_a_usage_error_not_nan(capsys):
-    assert main(["f1", "--tp", "0", "--fp", "0", "--fn", "0", "--tn", "50"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("evalcert: error: F1 is undefined for tp = fp = fn = 0")
-    assert err.count("\n") == 1
+def test_no_information_is_undefined_not_an_error_in_every_command(capsys):
+    """One policy: no information is nan in the API, `undefined` in tables, null in JSON, exit 0."""
+    zeros = ["--tp", "0", "--fp", "0", "--fn", "0", "--tn", "50"]
+    assert main(["f1", *zeros]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("F1 = undefined") and "note: F1 is undefined" in out
+    assert "nan" not in out
+    assert main(["f1", *zeros, "--json", "--method", "delta"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["f1"] is None and data["intervals"][0]["low"] is None
+    assert main(["demo", *zeros, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)  # valid JSON: no NaN
+    assert data["f1"] is None and data["proportions"]["precision"]["low"] is None
+    assert main(["sample-size", *zeros[:6], "--tn", "0", "--target", "0.5", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["reachable"] is False and "undefined" in data["reason"]
     assert main(["f1", "--tp", "0", "--fp", "3", "--fn", "0", "--tn", "50", "--json",
                  "--method", "delta"]) == 0  # F1 = 0 is defined
     assert json.loads(capsys.readouterr().out)["f1"] == 0.0
@@ -72,7 +83,7 @@ def test_sample_size_says_when_the_draw_cap_stops_the_refinement(capsys):
     summary = json.loads(captured.out)
     assert summary["draws"] == 400 and summary["relative_precision_reached"] is False
     assert "stopped at 400 draws (--max-draws 400)" in captured.err
-    assert main([*argv, "--relative-precision", "2"]) == 0  # already narrow enough
+    assert main([*argv, "--relative-precision", "1"]) == 0  # already narrow enough
     captured = capsys.readouterr()
     assert json.loads(captured.out)["relative_precision_reached"] is True
     assert captured.err == ""

@@ -140,13 +140,13 @@ def test_text_table_shows_every_bin(capsys, csv_file):
     assert "nan" not in out
 
 
-def test_no_positives_gives_nan_and_a_note(capsys, csv_file):
+def test_no_positives_gives_undefined_and_a_note(capsys, csv_file):
     path = csv_file("score,label\n3,0\n2,false\n1,FALSE\n0,0.0\n")
     assert main(["gain", path, "--bins", "2"]) == 0
     out = capsys.readouterr().out
     assert "P = 0 positives" in out and "no positives" in out
-    assert out.splitlines()[4].split() == ["1", "0.5000", "2", "0.0000", "nan", "nan", "nan",
-                                           "nan"]
+    assert out.splitlines()[4].split() == ["1", "0.5000", "2", "0.0000", "undefined",
+                                           "undefined", "undefined", "undefined"]
     summary = run_json(capsys, [path, "--bins", "2", "--cost-per-item", "1", "--budget", "2"])
     assert all(row[key] is None for row in summary["table"]
                for key in ("gain", "cumulative_gain", "lift", "cumulative_lift"))

@@ -384,8 +384,6 @@ def test_stratified_proportion_of_an_empty_population_is_nan():
         (([10, 5], [11, 2], [[0, 1]]), ValueError,
          "`sampled` must not exceed `sizes`; got sampled=11 > size=10 in stratum '0' (index 0)."),
         (([10, 0], [4, 1], [[0, 0]]), ValueError, "`sampled` must be 0 in an empty stratum"),
-        (([10, 5], [4, 0], [[0, 0]]), ValueError,
-         "`sampled` must be at least 1 in a non-empty stratum"),
     ],
 )
 def test_stratified_proportion_bad_input(args, error, fragment):
@@ -542,9 +540,6 @@ def test_a_run_that_submitted_nothing_has_utility_zero():
         (lambda: MembershipStrata([f"R{i}" for i in range(17)], [0]), ValueError,
          "between 1 and 16 runs"),
         (lambda: MembershipStrata(RUNS, [1, 2, 3]), ValueError, "2^3 = 8"),
-        (lambda: MembershipStrata(RUNS, SIZES).estimates([0, 30, 0, 30, 0, 0, 0, 30],
-                                                         [0, 1, 0, 10, 0, 0, 0, 23]),
-         ValueError, "at least 1 in a non-empty stratum .* in stratum '010'"),
         (lambda: MembershipStrata(RUNS, SIZES).estimates(SAMPLED, POSITIVES[:7]), ValueError,
          "`positives` must have one entry per stratum"),
     ],
@@ -800,8 +795,6 @@ def test_interval_metadata_and_defaults():
         (([10, 5], [4], [0, 0]), ValueError, "`sampled` must have one entry per stratum"),
         (([10, 0], [4, 3], [0, 0]), ValueError,
          "`sampled` must be 0 in an empty stratum (`sizes` entry 0); got 3 in stratum 'b'"),
-        (([10, 5], [4, 0], [0, 0]), ValueError,
-         "`sampled` must be at least 1 in a non-empty stratum"),
         ((["10", "5"], [4, 2], [0, 0]), TypeError, "`sizes` must be an integer count"),
     ],
 )
@@ -862,3 +855,22 @@ def test_stratified_proportion_result_is_a_frozen_pair():
     assert tuple(found) == (found.estimate, found.variance)
     with pytest.raises(dataclasses.FrozenInstanceError):
         found.estimate = 0.0  # type: ignore[misc]
+
+
+def test_an_unsampled_stratum_leaves_the_estimate_undefined_not_an_error():
+    """No information about one stratum: p, its variance, every bound and the utility are nan."""
+    estimate = StratifiedEstimate([10, 5, 0], [4, 0, 0], [1, 0, 0], labels=["a", "b", "c"])
+    assert estimate.unsampled_strata == ("b",)
+    assert math.isnan(estimate.estimate) and math.isnan(estimate.variance)
+    for method in STRATIFIED_METHODS:
+        for alternative in ("two-sided", "greater", "less"):
+            ci = estimate.confidence_interval(method=method, alternative=alternative)
+            assert math.isnan(ci.low) and math.isnan(ci.high)
+    assert math.isnan(estimate.utility(u_a=1, u_b=-1).estimate)
+    proportion = stratified_proportion([10, 5], [4, 0], [[1, 0], [2, 0]])
+    assert np.isnan(proportion.estimate).all() and np.isnan(proportion.variance).all()
+    runs = MembershipStrata(RUNS, SIZES).estimates([0, 30, 0, 30, 0, 0, 0, 30],
+                                                   [0, 1, 0, 10, 0, 0, 0, 23])
+    undefined = {run for run, e in runs.items() if math.isnan(e.estimate)}
+    assert undefined == {run for run, e in runs.items() if e.unsampled_strata}
+    assert undefined and undefined != set(runs)

@@ -7,7 +7,8 @@ import json
 from typing import Any
 
 from estimators import PROPORTION_METHODS, ConfusionMatrix, optimal_threshold
-from studies.cli.args import count, unit_interval
+from studies.cli.args import unit_interval
+from studies.cli.counts import document_count, json_safe, shown, total_counts
 
 # The sample matrix of the demo: (tp, fp, fn, tn) = (60, 20, 25, 395), an F1 certification
 # setting as in Bagdouri et al. (2013).
@@ -21,7 +22,7 @@ def add_command(commands: Any) -> None:
     demo = commands.add_parser(
         "demo", help="certification-style summary of a binary confusion matrix")
     for name in ("tp", "fp", "fn", "tn"):
-        demo.add_argument(f"--{name}", type=count, default=SAMPLE[name],
+        demo.add_argument(f"--{name}", type=document_count, default=SAMPLE[name],
                           help=f"{name} count of the confusion matrix")
     demo.add_argument("--confidence-level", type=unit_interval, default=0.95,
                       help="confidence level of every interval")
@@ -48,7 +49,8 @@ def _proportion_row(estimate: Any, level: float, method: str) -> dict[str, float
 
 def demo_summary(args: argparse.Namespace) -> dict[str, Any]:
     """Everything the demo reports, as plain data (shared by the table and JSON outputs)."""
-    cm = ConfusionMatrix.binary(tp=args.tp, fp=args.fp, fn=args.fn, tn=args.tn)
+    tp, fp, fn, tn = total_counts(args)
+    cm = ConfusionMatrix.binary(tp=tp, fp=fp, fn=fn, tn=tn)
     level, method = args.confidence_level, args.method
     measures = {
         "accuracy": cm.accuracy,
@@ -91,13 +93,13 @@ def _format_table(summary: dict[str, Any]) -> str:
         f"{'measure':<13}{'estimate':>10}{'low':>10}{'high':>10}{'lower bd':>10}",
     ]
     for name, row in summary["proportions"].items():
-        lines.append(f"{name:<13}{row['estimate']:>10.4f}{row['low']:>10.4f}"
-                     f"{row['high']:>10.4f}{row['lower_bound']:>10.4f}")
+        lines.append(f"{name:<13}" + "".join(f"{shown(row[k]):>10}" for k in
+                                             ("estimate", "low", "high", "lower_bound")))
     kappa = summary["kappa"]
     lines += [
         "",
-        f"F1 = {summary['f1']:.4f}; kappa: Cohen {kappa['cohen']:.4f}, "
-        f"Siegel-Castellan {kappa['siegel-castellan']:.4f}, Byrt {kappa['byrt']:.4f}",
+        f"F1 = {shown(summary['f1'])}; kappa: Cohen {shown(kappa['cohen'])}, "
+        f"Siegel-Castellan {shown(kappa['siegel-castellan'])}, Byrt {shown(kappa['byrt'])}",
         "TREC-5 linear utility of the retrieved set (u = u_a*A + u_b*B):",
     ]
     for run, row in summary["trec5_utility"].items():
@@ -106,11 +108,12 @@ def _format_table(summary: dict[str, Any]) -> str:
     for verdict in summary["verdicts"]:
         word = "CERTIFIED" if verdict["certified"] else "NOT CERTIFIED"
         lines.append(f"{word}: {verdict['measure']} >= {verdict['target']:g} "
-                     f"({pct} lower bound {verdict['lower_bound']:.4f})")
+                     f"({pct} lower bound {shown(verdict['lower_bound'])})")
     return "\n".join(lines)
 
 
 def _demo(args: argparse.Namespace) -> int:
     summary = demo_summary(args)
-    print(json.dumps(summary, indent=2) if args.json else _format_table(summary))
+    print(json.dumps(json_safe(summary), indent=2, allow_nan=False) if args.json
+          else _format_table(summary))
     return 0

@@ -1,7 +1,8 @@
 """``evalcert f1``: F1 of a test sample with its two-sided and one-sided confidence intervals.
 
 F1 is undefined when the sample holds no relevant and no retrieved document
-(``tp = fp = fn = 0``): the command says so and exits with status 2 rather than print nan.
+(``tp = fp = fn = 0``): as everywhere in evalcert, no information is not an error; the estimate
+and every bound show as ``undefined`` in the table (null in JSON), and a note says why.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import json
 from typing import Any
 
 from estimators import F1_METHODS, f1_ci, f1_estimate
-from studies.cli.args import UsageError, count, positive_count, unit_interval
-from studies.cli.counts import add_counts, finite
+from studies.cli.args import count, draws, unit_interval
+from studies.cli.counts import add_counts, finite, shown, total_counts
 
 __all__ = ["add_command"]
 
@@ -33,7 +34,7 @@ def add_command(commands: Any) -> None:
                          f"{', '.join(F1_METHODS)})")
     f1.add_argument("--confidence-level", type=unit_interval, default=0.95,
                     help="confidence level of both intervals")
-    f1.add_argument("--draws", type=positive_count, default=10_000,
+    f1.add_argument("--draws", type=draws, default=10_000,
                     help="posterior or bootstrap draws per interval (beta-posterior, "
                          "bootstrap)")
     f1.add_argument("--seed", type=count, default=0,
@@ -43,10 +44,7 @@ def add_command(commands: Any) -> None:
 
 
 def _f1(args: argparse.Namespace) -> int:
-    counts = (args.tp, args.fp, args.fn, args.tn)
-    if args.tp + args.fp + args.fn == 0:
-        raise UsageError("F1 is undefined for tp = fp = fn = 0 (the sample holds no relevant "
-                         "and no retrieved document); label a sample that holds some.")
+    counts = total_counts(args)
     estimate = f1_estimate(*counts)
     methods = args.method or list(F1_METHODS)
     rows = []
@@ -67,16 +65,18 @@ def _f1(args: argparse.Namespace) -> int:
                           "monte_carlo_methods": random}, indent=2))
         return 0
     level = f"{args.confidence_level:.0%}"
-    lines = [f"F1 = {float(estimate.estimate):.4f}  (tp={args.tp} fp={args.fp} fn={args.fn} "
+    lines = [f"F1 = {shown(float(estimate.estimate))}  (tp={args.tp} fp={args.fp} fn={args.fn} "
              f"tn={args.tn})",
              f"{'method':<16}{level + ' low':>10}{level + ' high':>10}{'LOSCI low':>11}"]
     for row in rows:
-        cells = "".join(f"{'nan' if v is None else f'{v:.4f}':>10}"
-                        for v in (row["low"], row["high"]))
-        losci = "nan" if row["losci_low"] is None else f"{row['losci_low']:.4f}"
+        cells = "".join(f"{shown(v):>10}" for v in (row["low"], row["high"]))
+        losci = shown(row["losci_low"])
         lines.append(f"{row['method']:<16}{cells}{losci:>11}")
     if random:
         lines.append(f"{', '.join(random)}: {args.draws} draws, seed {args.seed} "
                      f"(--seed changes them)")
+    if args.tp + args.fp + args.fn == 0:
+        lines.append("note: F1 is undefined when the sample holds no relevant and no "
+                     "retrieved document (tp = fp = fn = 0), and so is every interval.")
     print("\n".join(lines))
     return 0

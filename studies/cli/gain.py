@@ -45,12 +45,13 @@ from numpy.typing import NDArray
 from estimators.gain import GainTable, gain_table
 from studies.cli.args import (
     UsageError,
-    non_negative_number,
+    file_name,
+    non_negative_amount,
+    positive_amount,
     positive_count,
     positive_fraction,
-    positive_number,
 )
-from studies.cli.counts import finite
+from studies.cli.counts import finite, shown
 
 __all__ = ["add_command", "gain_summary", "read_scores"]
 
@@ -69,14 +70,14 @@ def add_command(commands: Any) -> None:
                     "the positives (Klubička et al. 2018, sections 3-4). Tied scores count in "
                     "expectation over a random order of the tied items.",
     )
-    cmd.add_argument("file", metavar="SCORES.csv",
+    cmd.add_argument("file", metavar="SCORES.csv", type=file_name,
                      help="CSV with a header holding the columns score and label (0/1 or "
                           "true/false); other columns are ignored")
     cmd.add_argument("--bins", type=positive_count, default=10, metavar="K",
                      help="number of quantile bins of the ranking (10 gives deciles)")
-    cmd.add_argument("--cost-per-item", type=positive_number, default=None, metavar="C",
+    cmd.add_argument("--cost-per-item", type=positive_amount, default=None, metavar="C",
                      help="cost of annotating one item; when given, costs are reported too")
-    cmd.add_argument("--budget", type=non_negative_number, action="append", metavar="B",
+    cmd.add_argument("--budget", type=non_negative_amount, action="append", metavar="B",
                      help="money to spend from the top of the ranking: report the items, "
                           "share of the list and expected positives it buys; repeat for "
                           "several (needs --cost-per-item)")
@@ -226,11 +227,6 @@ def gain_summary(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _show(value: float | None, spec: str = ".4f") -> str:
-    """A table cell: ``nan`` for an undefined quantity."""
-    return "nan" if value is None else format(value, spec)
-
-
 def _format_table(summary: dict[str, Any]) -> str:
     """The text report: header, per-bin table, notes, then the budget and share answers."""
     n, k = summary["n_items"], summary["bins"]
@@ -240,17 +236,17 @@ def _format_table(summary: dict[str, Any]) -> str:
         f"N = {n} items, P = {summary['n_positives']} positives, {k} bins "
         f"(ranked by descending score)",
         "",
-        f"{'bin':>4}{'top frac':>10}{'items':>8}{'positives':>11}{'gain':>9}{'cum gain':>10}"
-        f"{'lift':>9}{'cum lift':>10}",
+        f"{'bin':>4}{'top frac':>10}{'items':>8}{'positives':>11}{'gain':>10}{'cum gain':>10}"
+        f"{'lift':>10}{'cum lift':>10}",
     ]
     for row in summary["table"]:
         lines.append(f"{row['bin']:>4}{row['top_fraction']:>10.4f}{row['items']:>8}"
-                     f"{row['positives']:>11.4f}{_show(row['gain']):>9}"
-                     f"{_show(row['cumulative_gain']):>10}{_show(row['lift']):>9}"
-                     f"{_show(row['cumulative_lift']):>10}")
+                     f"{row['positives']:>11.4f}{shown(row['gain']):>10}"
+                     f"{shown(row['cumulative_gain']):>10}{shown(row['lift']):>10}"
+                     f"{shown(row['cumulative_lift']):>10}")
     lines.append("")
     if summary["n_positives"] == 0:
-        lines.append("note: the file holds no positives, so gain and lift are undefined (nan) "
+        lines.append("note: the file holds no positives, so gain and lift are undefined "
                      "and no share of the positives can be reached.")
     lines.append(f"ties: {summary['tied_items']} of {n} items share a score; tied items count "
                  "in expectation over a random order.")
@@ -269,14 +265,14 @@ def _format_table(summary: dict[str, Any]) -> str:
         for row in summary["budgets"]:
             lines.append(f"{row['budget']:>14.4f}{row['items']:>10}{row['fraction']:>10.4f}"
                          f"{row['cost']:>14.4f}{row['positives']:>14.4f}"
-                         f"{_show(row['gain']):>9}")
+                         f"{shown(row['gain']):>9}")
     lines += ["", "what it takes to find a share of the positives:",
               f"{'share':>8}{'fraction':>10}{'items':>14}" + ("" if cost is None
                                                                else f"{'cost':>14}")]
     for row in summary["shares"]:
-        line = f"{row['share']:>8.4f}{_show(row['fraction']):>10}{_show(row['items']):>14}"
+        line = f"{row['share']:>8.4f}{shown(row['fraction']):>10}{shown(row['items']):>14}"
         if cost is not None:
-            line += f"{_show(row['cost']):>14}"
+            line += f"{shown(row['cost']):>14}"
         lines.append(line)
     return "\n".join(lines)
 

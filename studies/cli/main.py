@@ -41,10 +41,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.handler(args)
         return status
     except (UsageError, ValueError, TypeError) as error:
-        print(f"evalcert: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return _error(str(error))
     except MemoryError as error:  # numpy's message names the array it could not allocate
         detail = str(error).splitlines()[0] if str(error) else "out of memory"
-        print(f"evalcert: error: the request needs more memory than this machine has "
-              f"({detail}); ask for fewer draws, replicates or a smaller size.", file=sys.stderr)
-        return EXIT_USAGE
+        return _error(f"the request needs more memory than this machine has ({detail}); ask "
+                      "for fewer draws, replicates or a smaller size.")
+    except OSError as error:  # what no check foresaw (a full disk, a vanished directory)
+        where = f"{error.filename}: " if error.filename is not None else ""
+        return _error(f"{where}{error.strerror or error}")
+
+
+def _error(message: str) -> int:
+    """Print the one-line error; a typed value may hold line breaks, shown escaped."""
+    line = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in message)
+    print(f"evalcert: error: {line}", file=sys.stderr)
+    return EXIT_USAGE

@@ -18,10 +18,13 @@ from typing import Any
 
 from estimators import certification_sample_size
 from estimators.power import LOSCI_METHODS
-from studies.cli.args import count, positive_count, unit_interval
-from studies.cli.counts import add_counts, finite
+from studies.cli.args import UsageError, count, draws, positive_fraction, unit_interval
+from studies.cli.counts import add_counts, finite, shown, total_counts
 
 __all__ = ["add_command"]
+
+# Fewer posterior draws cannot place the size (certification_sample_size refuses them).
+MIN_DRAWS = 100
 
 
 def add_command(commands: Any) -> None:
@@ -43,14 +46,14 @@ def add_command(commands: Any) -> None:
                       help="wanted probability that the certification test passes")
     plan.add_argument("--interval", choices=LOSCI_METHODS, default="delta",
                       help="the F1 interval the certification test will use")
-    plan.add_argument("--draws", type=positive_count, default=1000,
-                      help="posterior draws of the power analysis (at least 100)")
+    plan.add_argument("--draws", type=draws, default=1000,
+                      help=f"posterior draws of the power analysis (at least {MIN_DRAWS})")
     plan.add_argument("--seed", type=count, default=None,
                       help="root seed (default: fresh entropy, reported in the output)")
-    plan.add_argument("--relative-precision", type=float, default=None, metavar="R",
+    plan.add_argument("--relative-precision", type=positive_fraction, default=None, metavar="R",
                       help="double the draws (up to --max-draws) until the size's 95%% Monte "
                            "Carlo interval is at most R times the size")
-    plan.add_argument("--max-draws", type=positive_count, default=256_000,
+    plan.add_argument("--max-draws", type=draws, default=256_000,
                       help="cap on the draws when refining with --relative-precision")
     plan.add_argument("--json", action="store_true", help="print JSON instead of a table")
     plan.set_defaults(handler=_sample_size)
@@ -65,8 +68,13 @@ def _precision_reached(plan: Any, wanted: float | None) -> bool | None:
 
 
 def _sample_size(args: argparse.Namespace) -> int:
+    if args.draws < MIN_DRAWS:
+        raise UsageError(f"`--draws` must be at least {MIN_DRAWS}; got {args.draws}.")
+    if args.relative_precision is not None and args.max_draws < args.draws:
+        raise UsageError(f"`--max-draws` must be at least --draws ({args.draws}) to refine "
+                         f"with --relative-precision; got {args.max_draws}.")
     plan = certification_sample_size(
-        (args.tp, args.fp, args.fn, args.tn), args.target,
+        total_counts(args), args.target,
         confidence_level=args.confidence_level, power=args.power, draws=args.draws,
         rng=args.seed, method=args.interval, relative_precision=args.relative_precision,
         max_draws=args.max_draws)
@@ -94,7 +102,7 @@ def _sample_size(args: argparse.Namespace) -> int:
         return 0
     lines = [
         "evalcert sample-size: F1 certification test-set size (Bagdouri et al. 2013, Alg. 2)",
-        f"observed: tp={args.tp} fp={args.fp} fn={args.fn} tn={args.tn}  F1={plan.point_f1:.4f}",
+        f"observed: tp={args.tp} fp={args.fp} fn={args.fn} tn={args.tn}  F1={shown(plan.point_f1)}",
         f"request:  F1 >= {plan.target:g} with a {plan.confidence_level:.0%} {args.interval} "
         f"LOSCI, power {plan.power:.0%}",
     ]

@@ -20,7 +20,8 @@ import re
 from typing import Any
 
 from estimators.sampling import STRATIFIED_METHODS, StratifiedEstimate
-from studies.cli.args import UsageError, finite_number, unit_interval
+from studies.cli.args import UsageError, amount, file_name, unit_interval
+from studies.cli.counts import shown
 
 COLUMNS = ("stratum", "size", "sampled", "positives")
 _COUNT = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "+3" or "٣"
@@ -35,11 +36,11 @@ def add_command(commands: Any) -> None:
                     "from a CSV with one row per stratum: stratum,size,sampled,positives "
                     "(Lewis 1996, The TREC-5 Filtering Track, sections 5-8).",
     )
-    cmd.add_argument("file", metavar="FILE.csv",
+    cmd.add_argument("file", metavar="FILE.csv", type=file_name,
                      help="CSV with header stratum,size,sampled,positives")
-    cmd.add_argument("--gain", type=finite_number, required=True,
+    cmd.add_argument("--gain", type=amount, required=True,
                      help="utility of a relevant document in the set (u_a, e.g. 1)")
-    cmd.add_argument("--loss", type=finite_number, required=True,
+    cmd.add_argument("--loss", type=amount, required=True,
                      help="utility of a nonrelevant document in the set (u_b, e.g. -1)")
     cmd.add_argument("--confidence-level", type=unit_interval, default=0.95,
                      help="confidence level of the intervals")
@@ -163,10 +164,6 @@ def stratified_summary(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _show(value: float | None, spec: str) -> str:
-    return "undefined" if value is None else format(value, spec)
-
-
 # Why a stratum is listed, by summary key (the table prints the reason, then the strata).
 _NOTES = {
     "fully_sampled_strata": "judged in full, so known exactly (no sampling error)",
@@ -189,22 +186,22 @@ def _format_table(summary: dict[str, Any]) -> str:
     ]
     for row in summary["strata"]:
         lines.append(f"{row['stratum']:<16}{row['size']:>10}{row['sampled']:>10}"
-                     f"{row['positives']:>10}{_show(row['estimate'], '.4f'):>10}")
+                     f"{row['positives']:>10}{shown(row['estimate'], '.4f'):>10}")
     lines += [
         "",
-        f"p (share relevant) = {_show(p['estimate'], '.6f')}"
-        f"   SE {_show(p['standard_error'], '.6f')}   (eq. 7, 34)",
-        f"u (utility)        = {u['estimate']:.3f}   MSE {_show(u['mse'], '.1f')}"
-        f"   SE {_show(u['standard_error'], '.3f')}   (eq. 25, 35)",
+        f"p (share relevant) = {shown(p['estimate'], '.6f')}"
+        f"   SE {shown(p['standard_error'], '.6f')}   (eq. 7, 34)",
+        f"u (utility)        = {shown(u['estimate'], '.3f')}   MSE {shown(u['mse'], '.1f')}"
+        f"   SE {shown(u['standard_error'], '.3f')}   (eq. 25, 35)",
         "",
         f"{format(summary['confidence_level'], '.0%') + ' two-sided intervals':<26}"
         f"{'p low':>12}{'p high':>12}{'u low':>14}{'u high':>14}",
     ]
     for method, ci in summary["intervals"].items():
         prop, util = ci["proportion"], ci["utility"]
-        lines.append(f"  {method:<24}{_show(prop['low'], '.6f'):>12}"
-                     f"{_show(prop['high'], '.6f'):>12}{_show(util['low'], '.3f'):>14}"
-                     f"{_show(util['high'], '.3f'):>14}")
+        lines.append(f"  {method:<24}{shown(prop['low'], '.6f'):>12}"
+                     f"{shown(prop['high'], '.6f'):>12}{shown(util['low'], '.3f'):>14}"
+                     f"{shown(util['high'], '.3f'):>14}")
     notes = [f"  {text}: {', '.join(summary[key])}"
              for key, text in _NOTES.items() if summary[key]]
     if notes:

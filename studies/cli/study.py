@@ -6,7 +6,8 @@ exits 0 when every claim holds and 1 when one fails (one line per failing claim)
 check OUT`` judges a stored run again, and also exits 1 (a line ``INCOMPLETE``) when the run
 did not finish every cell, since its verdicts then cover part of the grid. Ctrl-C stops the
 run keeping the finished cells and writing their tables (exit status 130); ``--resume``
-continues it.
+continues it. ``study salvage DIR --out NEWDIR`` copies the readable cells of a damaged run
+store into a new run directory, where ``--resume`` finishes the run (`studies.engine.salvage`).
 
 ``study compare BASELINE CURRENT`` is the regression gate (`studies.report.compare`): every
 value of a run against a blessed baseline within its Monte Carlo error, exit 1 on a regression;
@@ -21,12 +22,13 @@ import argparse
 import importlib
 import json
 import math
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from studies.cli.args import count, positive_count, positive_number, unit_interval
+from studies.cli.args import count, output_directory, positive_number, unit_interval, workers
 from studies.cli.progress import Progress
 from studies.engine import (
     FAILS,
@@ -39,14 +41,17 @@ from studies.engine import (
     run_state,
 )
 from studies.engine.claims import tally
+from studies.engine.salvage import salvage
 from studies.engine.store import DB_NAME, existing_store
 from studies.report import write_report, write_tables
-from studies.report.baseline import bless, load_results
+from studies.report.baseline import Results, bless, load_results
 from studies.report.compare import FAMILYWISE_ERROR, Comparison, compare
 from studies.suite import STUDY_MODULES, get_study, study_names
 
 EXIT_CLAIM_FAILS = 1
 EXIT_INTERRUPTED = 130
+# Below it, the Bonferroni quantile over a run's values overflows to an infinite k.
+MIN_FAMILYWISE_ERROR = 1e-300
 
 
 def add_command(commands: Any) -> None:
@@ -59,23 +64,25 @@ def add_command(commands: Any) -> None:
 
     runner = actions.add_parser("run", help="run studies, storing each finished cell")
     runner.add_argument("names", nargs="+", metavar="NAME",
-                        help="registered study name, module:ATTRIBUTE, or 'all'")
+                        help="registered study name, or 'all', or module:ATTRIBUTE (imports "
+                             "that module, running its top-level code)")
     runner.add_argument("--grid", default="quick", choices=("quick", "full"),
                         help="grid of every study: quick (minutes, CI) or full (the study's "
                              "published numbers)")
     runner.add_argument("--seed", type=count, default=None,
                         help="root seed (default: fresh entropy, recorded in the run)")
-    runner.add_argument("--workers", type=positive_count, default=None,
+    runner.add_argument("--workers", type=workers, default=None,
                         help="local worker processes (default: number of cores)")
     runner.add_argument("--scheduler", default=None, metavar="ADDR",
                         help="Dask scheduler address tcp://HOST:PORT (needs the dask extra)")
-    runner.add_argument("--out", type=Path, default=None,
+    runner.add_argument("--out", type=output_directory, default=None,
                         help="run directory (default reports/runs/<UTC time>)")
     runner.add_argument("--resume", action="store_true",
                         help="continue the interrupted run in --out, skipping finished cells")
     runner.add_argument("--method", action="append", default=[], metavar="MODULE:CALLABLE",
                         help="add a user method to every study (repeatable; the study's module "
-                             "docstring gives the signature)")
+                             "docstring gives the signature); imports MODULE, running its "
+                             "top-level code")
     runner.add_argument("--baseline", type=Path, default=None, metavar="DIR",
                         help="compare the run with this baseline (study compare), show the "
                              "comparison in the report and exit 1 on a regression")
@@ -90,7 +97,7 @@ def add_command(commands: Any) -> None:
         "report", help="write the HTML and Markdown report of a stored run (exit 1 if a claim "
                        "fails)")
     report.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
-    report.add_argument("--out", type=Path, default=None,
+    report.add_argument("--out", type=output_directory, default=None,
                         help="where to write the report (default: the run directory)")
     report.set_defaults(handler=_report)
 
@@ -104,7 +111,8 @@ def add_command(commands: Any) -> None:
     comparing.add_argument("--k", type=positive_number, default=None,
                            help="SE multiple allowed to a Monte Carlo value (default: from "
                                 "--familywise-error)")
-    comparing.add_argument("--familywise-error", type=unit_interval, default=FAMILYWISE_ERROR,
+    comparing.add_argument("--familywise-error", type=_familywise_error,
+                           default=FAMILYWISE_ERROR,
                            help="probability that an unchanged run is flagged somewhere")
     comparing.add_argument("--strict", action="store_true",
                            help="fail on any change or addition, improvements included")
@@ -118,13 +126,39 @@ def add_command(commands: Any) -> None:
                           help="a finished run directory (holding run.sqlite)")
     blessing.add_argument("--reason", required=True,
                           help="why the results changed (recorded in the manifest)")
-    blessing.add_argument("--out", type=Path, default=Path("reports") / "baseline",
+    blessing.add_argument("--out", type=output_directory, default=Path("reports") / "baseline",
                           help="the baseline directory (replaced as a whole)")
     blessing.set_defaults(handler=_bless)
 
     status = actions.add_parser("status", help="progress and metadata of a run directory")
     status.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
     status.set_defaults(handler=_status)
+
+    salvaging = actions.add_parser(
+        "salvage", help="copy the readable cells of a damaged run store into a new directory")
+    salvaging.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
+    salvaging.add_argument("--out", type=output_directory, required=True, metavar="NEWDIR",
+                           help="a new or empty directory for the salvaged run (continue it "
+                                "there with study run ... --resume)")
+    salvaging.set_defaults(handler=_salvage)
+
+
+def _familywise_error(text: str) -> float:
+    """argparse type of ``--familywise-error``: in (0, 1), at least `MIN_FAMILYWISE_ERROR`."""
+    value = unit_interval(text)
+    if value < MIN_FAMILYWISE_ERROR:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_FAMILYWISE_ERROR:g}; got {text}")
+    return value
+
+
+def _loaded(directory: Path, name: str) -> Results:
+    """`load_results`, its error naming the argument that gave the directory."""
+    try:
+        return load_results(directory)
+    except ValueError as error:
+        raise ValueError(f"argument {name}: {error}") from None
+    except OSError as error:  # a name too long to look up
+        raise ValueError(f"argument {name}: cannot read {directory}: {error.strerror}") from None
 
 
 def _expand(names: list[str]) -> list[str]:
@@ -150,7 +184,7 @@ def _run(args: argparse.Namespace) -> int:
     if out is None:
         out = Path("reports") / "runs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     studies = [get_study(name) for name in _expand(args.names)]
-    baseline = load_results(args.baseline) if args.baseline is not None else None
+    baseline = _loaded(args.baseline, "--baseline") if args.baseline is not None else None
     progress = Progress(sys.stderr)
     try:
         results = run(
@@ -213,9 +247,11 @@ def _stored(directory: Path) -> tuple[RunResults, list[Study]]:
     results = results_from_store(directory)
     studies = []
     for name in results:
-        try:
+        # only a registered name: a stored one is data, and get_study would import a
+        # module:ATTRIBUTE name, running code that nobody named on this command line
+        if name in STUDY_MODULES:
             studies.append(get_study(name))
-        except ValueError:
+        else:
             print(f"{name}: not a registered study; its claims and figures are unknown",
                   file=sys.stderr)
     return results, studies
@@ -247,8 +283,8 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    comparison = compare(load_results(args.baseline), load_results(args.current), k=args.k,
-                         familywise_error=args.familywise_error)
+    comparison = compare(_loaded(args.baseline, "BASELINE"), _loaded(args.current, "CURRENT"),
+                         k=args.k, familywise_error=args.familywise_error)
     if args.json:
         print(json.dumps(comparison.to_dict(strict=args.strict), indent=2, allow_nan=False))
     else:
@@ -289,7 +325,8 @@ def _status(args: argparse.Namespace) -> int:
         finished = store.finished_cells()
     finally:
         store.close()
-    identity = meta["identity"]
+    # the store checked the shapes of these values; a missing one is a ValueError naming it
+    identity, grids = meta["identity"], meta["grids"]
     print(f"run {args.directory}: {meta.get('status', 'running or killed')}, "
           f"seed {meta['seed']}, grid {identity['grid']}")
     dirty = {True: " (modified tree)", False: "", None: " (tree state unknown)"}
@@ -297,13 +334,32 @@ def _status(args: argparse.Namespace) -> int:
           f"git {meta.get('git_commit') or '-'}{dirty[meta.get('git_dirty')]}")
     if "command" in meta:
         print(f"command: {meta['command']}")
-        print(f"python {meta['python']} on {meta['platform']}; "
-              + ", ".join(f"{k} {v}" for k, v in meta["packages"].items()))
+        print(f"python {meta.get('python')} on {meta.get('platform')}; "
+              + ", ".join(f"{k} {v}" for k, v in meta.get("packages", {}).items()))
     for resume in meta.get("resumes", []):
-        print(f"resumed {resume['started']}: git {resume['git_commit'] or '-'}"
-              f"{dirty[resume['git_dirty']]}: {resume['command']}")
+        print(f"resumed {resume.get('started')}: git {resume.get('git_commit') or '-'}"
+              f"{dirty.get(resume.get('git_dirty'), '')}: {resume.get('command')}")
+    if "salvaged" in meta:
+        found = meta["salvaged"]
+        print(f"salvaged from {found.get('from')} at {found.get('at')}: rows saved "
+              f"{found.get('saved')}, lost {found.get('lost')}")
     for name, version in identity["studies"].items():
-        total = math.prod(len(v) for v in meta["grids"][name]["parameters"].values())
+        total = math.prod(len(v) for v in grids[name]["parameters"].values())
         done = finished.get(name, 0)
         print(f"  {name} v{version}: {done}/{total} cells")
+    return 0
+
+
+def _salvage(args: argparse.Namespace) -> int:
+    """Copy a damaged store's readable rows into ``--out``; say how to continue the run."""
+    saved = salvage(args.directory, args.out)
+    print(f"salvaged {args.directory} into {args.out}: {saved.describe()}")
+    grid = saved.identity.get("grid")
+    if isinstance(grid, str):
+        words = ["evalcert", "study", "run", *saved.identity.get("studies", {}), "--grid", grid,
+                 *(w for m in saved.identity.get("methods", []) for w in ("--method", m)),
+                 "--resume", "--out", str(args.out)]
+        print(f"continue the run with: {shlex.join(words)}")
+    else:  # a grid built in Python has no command line
+        print(f"continue the run with studies.engine.run(..., resume=True, out={args.out!r})")
     return 0

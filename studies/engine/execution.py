@@ -12,7 +12,10 @@ import contextlib
 import multiprocessing
 import os
 import pickle
+import select
 import signal
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from multiprocessing import forkserver
 from typing import Any
@@ -28,9 +31,47 @@ WORKER_THREADS: dict[str, str] = {
     "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
-def _ignore_sigint() -> None:
-    # Ctrl-C is the coordinator's to handle; workers must not die mid-cell with a traceback.
+# A worker's exit status when its coordinator has died (no one is left to read it).
+_ORPHANED = 70
+
+
+def _wait_for_exit(pid: int) -> None:
+    """Return once process ``pid`` has exited (at once if it already has)."""
+    try:
+        pidfd = os.pidfd_open(pid)  # Linux 5.3+: woken at the exit itself, no polling
+    except ProcessLookupError:
+        return
+    except (AttributeError, OSError):  # another system, or an older kernel
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            except PermissionError:  # it exists, though it is not ours to signal
+                pass
+            time.sleep(1.0)
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)  # a pidfd becomes readable when its process exits
+    poller.poll()
+
+
+def _watch_coordinator(pid: int) -> None:
+    _wait_for_exit(pid)
+    # os._exit: the main thread may be mid-cell, and a normal exit would wait for it
+    os._exit(_ORPHANED)
+
+
+def _start_worker(coordinator: int) -> None:
+    """Initialise a pool worker: ignore Ctrl-C and exit when the ``coordinator`` process dies.
+
+    Ctrl-C is the coordinator's to handle; workers must not die mid-cell with a traceback.
+    A worker's parent is the forkserver, and it waits on a queue that it holds both ends of, so
+    nothing else would notice a coordinator killed with SIGKILL: the workers would run on for
+    ever and, holding the forkserver's and the resource tracker's pipes, keep those alive too.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_watch_coordinator, args=(coordinator,), daemon=True,
+                     name="watch-coordinator").start()
 
 
 @contextlib.contextmanager
@@ -73,7 +114,8 @@ def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[Finished, ...]
         # the server (and so the workers it forks) reads them when it loads numpy's BLAS; a
         # forkserver already running keeps the settings it started with
         forkserver.ensure_running()
-    pool = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_sigint)
+    pool = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                                  initargs=(os.getpid(),))
     try:
         futures = [pool.submit(run_task, task) for task in tasks]
         for future in cf.as_completed(futures):
@@ -91,11 +133,18 @@ def connect_dask(address: str) -> Any:
             "`scheduler` needs Dask; install the dask extra: pip install 'evalcert[dask]'."
         ) from None
     from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.security import Security
 
     try:  # checked first: a Client that fails in its constructor complains again at exit
         scheme, location = parse_address(address)
-        if scheme in ("tcp", "tls"):
-            parse_host_port(location)
+        # the network schemes; inproc (this process only), ucx (needs ucx-py) and unknown ones
+        # fail inside the constructor
+        if scheme not in ("tcp", "tls", "ws", "wss"):
+            raise ValueError(f"scheme {scheme!r} is not one of tcp, tls, ws, wss")
+        parse_host_port(location)
+        if scheme == "tls" and Security().get_connection_args("client")["ssl_context"] is None:
+            raise ValueError("tls needs the certificates of the dask config's "
+                             "distributed.comm.tls")
     except (ValueError, TypeError) as error:
         raise ValueError(f"`scheduler` must be an address such as tcp://HOST:PORT; got "
                          f"{address!r} ({error}).") from None

@@ -4,21 +4,43 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+import zipfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from studies.engine.design import Study
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
-from studies.engine.store import RunStore, existing_store
+from studies.engine.store import RunStore, damaged, existing_store
 
-__all__ = ["RunState", "group_results", "read_store", "results_from_store", "run_state"]
+__all__ = ["RunState", "decoded_row", "group_results", "read_store", "results_from_store",
+           "run_state"]
+
+T = TypeVar("T")
 
 
 def read_store(store: RunStore) -> list[CellResult | PackedGroup]:
-    """Every finished cell and packed group in an open run store."""
-    return [*(CellResult.from_row(r) for r in store.cells()),
-            *(PackedGroup.from_row(r) for r in store.groups())]
+    """Every finished cell and packed group in an open run store.
+
+    Raises
+    ------
+    ValueError
+        When a row cannot be decoded (the store is damaged; `studies.engine.store.damaged`).
+    """
+    return [*(decoded_row(CellResult.from_row, r, "cells", store) for r in store.cells()),
+            *(decoded_row(PackedGroup.from_row, r, "groups", store) for r in store.groups())]
+
+
+def decoded_row(decode: Callable[[Mapping[str, Any]], T], row: Mapping[str, Any], table: str,
+                store: RunStore) -> T:
+    """``decode(row)``; a row it cannot decode is a ValueError saying the store is damaged."""
+    try:
+        return decode(row)
+    except (ValueError, KeyError, TypeError, EOFError, OSError, zipfile.BadZipFile) as error:
+        detail = (f"the {table} row of study {row.get('study')!r} at position "
+                  f"{row.get('position')!r} cannot be decoded: {type(error).__name__}: {error}")
+        raise damaged(store.name, store.directory, detail) from None
 
 
 def group_results(finished: Iterable[CellResult | PackedGroup],

@@ -94,7 +94,8 @@ def run(
     ValueError
         On a study that is not a `Study` or its import path, an unknown grid, a bad seed,
         worker count, path or method import path, an unreachable scheduler, or a run directory
-        that cannot be used (see `studies.engine.store.open_store`).
+        that cannot be used: another run is writing it, it holds another run, or its store is
+        damaged (see `studies.engine.store.open_store`).
 
     References
     ----------
@@ -119,19 +120,20 @@ def run(
     # connect first: an unreachable scheduler must not leave a half-made run directory
     client = connect_dask(scheduler) if scheduler is not None else None
     store: RunStore | None = None
-    if out is not None:
-        grid_meta = {name: g.to_dict() for name, g in grids.items()}
-        store = _open(Path(out), identity, rng, resume, grid_meta, provenance(command))
-        root = int(store.metadata()["seed"])
-    else:
-        root = seeding.root_entropy(rng)
-    done_keys = store.finished_keys() if store is not None else set()
-    tasks = [t for s in resolved for t in plan(s.for_grid(grids[s.name]), grids[s.name], root,
-                                                path, tuple(methods), done_keys)]
-    total = sum(grids[s.name].n_cells for s in resolved)
     collected: list[Finished] = []
     status = "interrupted"
-    try:
+    try:  # whatever fails from here on, the client is closed and the store (and lock) too
+        if out is not None:
+            grid_meta = {name: g.to_dict() for name, g in grids.items()}
+            store = _open(Path(out), identity, rng, resume, grid_meta, provenance(command))
+            root = int(store.metadata()["seed"])
+        else:
+            root = seeding.root_entropy(rng)
+        done_keys = store.finished_keys() if store is not None else set()
+        tasks = [t for s in resolved
+                 for t in plan(s.for_grid(grids[s.name]), grids[s.name], root, path,
+                               tuple(methods), done_keys)]
+        total = sum(grids[s.name].n_cells for s in resolved)
         done = total - sum(task_cells(t) for t in tasks)
         if on_cell is not None:
             on_cell(done, total)
@@ -149,34 +151,36 @@ def run(
         if client is not None:
             client.close()
         if store is not None:
-            store.set_metadata(ended=now(), status=status)
-            collected = read_store(store)
-            store.close()
+            try:
+                store.set_metadata(ended=now(), status=status)
+                collected = read_store(store)
+            finally:
+                store.close()
     return group_results(collected, resolved,
                          {name: list(g.parameters) for name, g in grids.items()})
 
 
-
 def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,
           grids: Mapping[str, Any], origin: Mapping[str, Any]) -> RunStore:
-    """The run store, its seed checked against ``rng``.
+    """The run store, locked, its seed checked against ``rng``.
 
-    A new run records its seed, grids and ``origin`` (`studies.engine.provenance`); each
-    resume adds its own origin to ``resumes``, since it may run from other code.
+    A new run records its seed, grids and ``origin`` (`studies.engine.provenance`) with its
+    identity; each resume adds its own origin to ``resumes``, since it may run from other code.
     """
-    if resume and rng is None:
-        store = open_store(directory, identity, resume=True)
-    else:
-        root = seeding.root_entropy(rng)
-        store = open_store(directory, identity, resume=resume)
-        stored = store.metadata().get("seed")
-        if stored is not None and int(stored) != root:
-            store.close()
+    root = seeding.root_entropy(rng)  # an explicit seed is checked before anything is written
+    start = {"seed": str(root), "started": now(), "grids": dict(grids), **origin}
+    store = open_store(directory, identity, resume=resume, start=start,
+                       keep_seed=resume and rng is None)
+    if store.created:
+        return store
+    try:
+        meta = store.metadata()
+        # a resumed run's cells were drawn from its seed, and its readers need its grids
+        stored, _ = meta["seed"], meta["grids"]
+        if rng is not None and int(stored) != root:
             raise ValueError(f"`seed` must match the run being resumed ({stored}); got {root}.")
-    meta = store.metadata()
-    if "seed" not in meta:
-        store.set_metadata(seed=str(seeding.root_entropy(rng)), started=now(), grids=dict(grids),
-                           **origin)
-    else:
         store.set_metadata(resumes=[*meta.get("resumes", []), {"started": now(), **origin}])
+    except BaseException:
+        store.close()
+        raise
     return store

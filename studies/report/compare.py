@@ -222,8 +222,9 @@ def compare(baseline: Results, current: Results, *, k: float | None = None,
     """
     if k is not None and not (isinstance(k, int | float) and k > 0 and math.isfinite(k)):
         raise ValueError(f"`k` must be a positive number; got {k!r}.")
-    if not 0.0 < familywise_error < 1.0:
-        raise ValueError(f"`familywise_error` must be in (0, 1); got {familywise_error!r}.")
+    # below 1e-300 the Bonferroni quantile of a tail shared by many values is infinite
+    if not 1e-300 <= familywise_error < 1.0:
+        raise ValueError(f"`familywise_error` must be in [1e-300, 1); got {familywise_error!r}.")
     _check_same_design(baseline, current)
     shared = set(baseline.studies) & set(current.studies)
     a = baseline.rows[baseline.rows["study"].isin(shared)]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import io
 import textwrap
+import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from numpy.typing import NDArray
 
 from studies.engine import CellResult, Figure, PackedGroup, Study, StudyResult, seeding
 from studies.engine.regions import region_mask
-from studies.engine.store import existing_store
+from studies.engine.store import damaged, existing_store
 from studies.report import plots
 
 __all__ = ["cell_estimates", "decode_estimates", "draw", "figure_rows"]
@@ -181,9 +182,10 @@ def cell_estimates(run_dir: str | Path, study: str, params: Mapping[str, Any]
     Raises
     ------
     ValueError
-        When ``run_dir`` holds no run, or the run has no such cell with estimates.
+        When ``run_dir`` holds no run, or the run has no such cell with estimates, or they
+        are damaged.
     """
-    store = existing_store(Path(run_dir))
+    store = existing_store(Path(run_dir), name="run_dir")
     wanted = dict(params)
     try:
         blob = store.cell_estimates(study, seeding.cell_key(study, wanted))
@@ -195,7 +197,12 @@ def cell_estimates(run_dir: str | Path, study: str, params: Mapping[str, Any]
     if not blob:
         raise ValueError(f"cell {wanted} of study {study!r} in {run_dir} has no per-replicate "
                          "estimates (an exact-path cell).")
-    return decode_estimates(blob)
+    try:
+        return decode_estimates(blob)
+    except (ValueError, KeyError, EOFError, OSError, zipfile.BadZipFile) as error:
+        # damage inside a blob passes SQLite's checks; the archive's checksums catch it
+        raise damaged("run_dir", Path(run_dir), f"the estimates of cell {wanted} of study "
+                      f"{study!r} cannot be decoded: {type(error).__name__}: {error}") from None
 
 
 # --------------------------------------------------------------------------------------------
