@@ -4,7 +4,14 @@ Pure functions and small frozen result objects; no I/O, no study machinery.
 """
 
 from estimators.confusion import ConfusionMatrix, WeightedTotal, optimal_threshold
-from estimators.fmeasure import F1_DESIGNS, F1_METHODS, F1Estimate, f1_ci, f1_estimate
+from estimators.fmeasure import (
+    F1_DESIGNS,
+    F1_METHODS,
+    F1_METHODS_BY_DESIGN,
+    F1Estimate,
+    f1_ci,
+    f1_estimate,
+)
 from estimators.gain import BudgetYield, GainTable, gain_table
 from estimators.interval import Interval
 from estimators.power import (
@@ -33,6 +40,7 @@ __all__ = [
     "ALLOCATION_METHODS",
     "F1_DESIGNS",
     "F1_METHODS",
+    "F1_METHODS_BY_DESIGN",
     "PROPORTION_METHODS",
     "STRATIFIED_METHODS",
     "BudgetYield",

@@ -19,13 +19,17 @@ segment, ``q = N1 / (N1 + N0)`` the proportion retrieved. Population F1 is
 
 Undefined cases follow one rule: where F1 is undefined (``2 tp + fp + fn = 0``; in the
 stratified design, a segment with population share > 0 but no sampled document) the estimate
-and every bound are nan. The normal-approximation intervals are degenerate (zero width) when the
+and the approximate methods' bounds are nan. The exact methods are defined there too: their
+confidence set is whatever the data do not exclude, ``[0, 1]`` when nothing is observed
+(which their coverage guarantee needs). The normal-approximation intervals are degenerate (zero width) when the
 estimated variance is 0 (F1 estimate 0 or 1), like the Wald interval for a proportion; the
 logit interval is nan there because the logit is infinite.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,14 +40,25 @@ from scipy import special
 from estimators import _validation as check
 from estimators._numeric import ratio, upper_normal_quantile
 from estimators.interval import Bound, Interval
+from estimators.proportion import PROPORTION_METHODS, proportion_ci
 
-__all__ = ["F1_DESIGNS", "F1_METHODS", "F1Estimate", "f1_ci", "f1_estimate"]
+__all__ = ["F1_DESIGNS", "F1_METHODS", "F1_METHODS_BY_DESIGN", "F1Estimate", "f1_ci",
+           "f1_estimate"]
 
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-F1_METHODS: tuple[str, ...] = ("delta", "logit-delta", "beta-posterior", "bootstrap")
+# The conditional binomial of the Jaccard ratio J = tp / (tp + fp + fn) (SRS): any binomial
+# interval for J maps to an F1 interval (see `_jaccard_bounds`).
+_JACCARD = tuple(f"jaccard-{m}" for m in PROPORTION_METHODS)
+F1_METHODS: tuple[str, ...] = ("delta", "logit-delta", "beta-posterior", "bootstrap",
+                               "dirichlet-posterior", *_JACCARD, "segments-clopper-pearson")
 F1_DESIGNS: tuple[str, ...] = ("srs", "stratified")
+F1_METHODS_BY_DESIGN: dict[str, tuple[str, ...]] = {
+    "srs": tuple(m for m in F1_METHODS if m != "segments-clopper-pearson"),
+    "stratified": tuple(m for m in F1_METHODS
+                        if m != "dirichlet-posterior" and not m.startswith("jaccard-")),
+}
 DEFAULT_DRAWS = 10_000
 _COUNT_NAMES = ("tp", "fp", "fn", "tn")
 
@@ -227,12 +242,18 @@ class F1Estimate:
         if method in _SIMULATED:
             check.draws(draws, self.tp.size)
         generator = check.generator(rng)
-        if method == "bootstrap" and self.finite_population:
+        if method in ("bootstrap", "segments-clopper-pearson") and self.finite_population:
             raise ValueError(
-                "`method` must not be 'bootstrap' with `finite_population=True` (the bootstrap "
-                "resamples with replacement); got 'bootstrap'."
-            )
+                f"`method` must not be {method!r} with `finite_population=True` (it treats "
+                f"each segment as sampled with replacement); got {method!r}.")
+        if method not in F1_METHODS_BY_DESIGN[self.design]:
+            valid = ", ".join(F1_METHODS_BY_DESIGN[self.design])
+            raise ValueError(f"`method` must be one of {valid} for design={self.design!r}; got "
+                             f"{method!r}.")
         tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
+        if method in _EXACT:
+            low, high = _EXACT[method](self, level, alternative)
+            return Interval(self._out(low), self._out(high), method, level, alternative)
         if method in ("delta", "logit-delta"):
             low, high = _NORMAL[method](self._point(), self._variance(), tail)
         else:
@@ -325,7 +346,96 @@ def _bootstrap_draws(est: F1Estimate, rng: np.random.Generator, draws: int) -> A
     return f1_from_segments(q, r1_star, r0_star)
 
 
+def _f1_of_jaccard(j: Array) -> Array:
+    """``F = 2 J / (1 + J)``, the Dice-Jaccard identity (increasing in J on [0, 1])."""
+    return 2.0 * j / (1.0 + j)
+
+
+def _jaccard_bounds(est: F1Estimate, level: float, alternative: str, *,
+                    proportion_method: str) -> tuple[Array, Array]:
+    """F1 interval from a binomial interval for the Jaccard ratio (simple random sampling).
+
+    With multinomial counts, given ``m = tp + fp + fn`` the count ``tp`` is exactly
+    ``Binomial(m, J)`` with ``J = p_tp / (p_tp + p_fp + p_fn)``, and population
+    ``F1 = 2 J / (1 + J)`` increases with ``J``. A binomial interval ``[j_lo, j_hi]`` for ``J``
+    (`estimators.proportion.proportion_ci`, same level and alternative) maps to
+    ``[2 j_lo / (1 + j_lo), 2 j_hi / (1 + j_hi)]``. Clopper-Pearson covers ``J`` at least at
+    the nominal level for every ``m``, hence the F1 interval does so for every population and
+    every ``n`` (exact, conservative). With ``m = 0`` the binomial has no trials and the data
+    exclude no ``J``: the interval is ``[0, 1]`` (which the guarantee needs; the estimate is
+    nan). Lam, Gopal & Qian (2023), arXiv 2309.14621, compare Clopper-Pearson and Wilson based
+    F1 intervals of this kind.
+    """
+    m = est.tp + est.fp + est.fn
+    ci = proportion_ci(est.tp, m, method=proportion_method, confidence_level=level,
+                       alternative=alternative)
+    empty = m == 0
+    low = np.where(empty, 0.0, np.asarray(ci.low, dtype=np.float64))
+    high = np.where(empty, 1.0, np.asarray(ci.high, dtype=np.float64))
+    return _f1_of_jaccard(low), _f1_of_jaccard(high)
+
+
+def _dirichlet_posterior_bounds(est: F1Estimate, level: float, alternative: str
+                                ) -> tuple[Array, Array]:
+    """Equal-tailed posterior interval of F1 under a Jeffreys Dirichlet prior (closed form).
+
+    With a ``Dirichlet(1/2, 1/2, 1/2, 1/2)`` prior on the four cell proportions the posterior
+    is ``Dirichlet(tp + 1/2, fp + 1/2, fn + 1/2, tn + 1/2)``; by the aggregation property of
+    the Dirichlet, ``J = p_tp / (p_tp + p_fp + p_fn)`` is ``Beta(tp + 1/2, fp + fn + 1)``
+    independently of the rest, and ``F1 = 2 J / (1 + J)`` is monotone, so F1's posterior
+    quantiles are the mapped Beta quantiles: deterministic, no draws. Unlike
+    ``beta-posterior`` (the paper's section 4.3, which takes the retrieved share ``q`` as known)
+    it carries the uncertainty in ``q``.
+    """
+    a = est.tp.astype(np.float64) + 0.5
+    b = (est.fp + est.fn).astype(np.float64) + 1.0
+    tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
+    low = special.betaincinv(a, b, tail) if alternative != "less" else np.zeros(a.shape)
+    high = special.betaincinv(a, b, 1.0 - tail) if alternative != "greater" else np.ones(a.shape)
+    return _f1_of_jaccard(low), _f1_of_jaccard(high)
+
+
+def _segments_clopper_pearson_bounds(est: F1Estimate, level: float, alternative: str
+                                     ) -> tuple[Array, Array]:
+    """Bonferroni combination of the two segments' Clopper-Pearson bounds (stratified design).
+
+    F1 ``= 2 q R1 / (q R1 + q + (1 - q) R0)`` increases with ``R1`` and decreases with ``R0``
+    (module docstring), and the segments are sampled independently. The lower bound is F1 at
+    (lower bound of ``R1``, upper bound of ``R0``), the upper bound F1 at (upper of ``R1``,
+    lower of ``R0``), each segment's bound taken at level ``1 - a / 2`` for a one-sided
+    interval at ``1 - a`` (two-sided: each segment's two-sided interval at ``1 - a / 2``).
+    F1 leaves the interval only if ``R1`` or ``R0`` leaves its own, so by Bonferroni's
+    inequality the coverage is at least ``1 - a`` for every population and sample size. A
+    segment without a sample gives its whole range [0, 1].
+    """
+    # each bound of each segment at tail a / 4 (two-sided) or a / 2 (one-sided): both are the
+    # ends of the segment's two-sided interval at level 1 - 2 x tail
+    tail = (1.0 - level) / (4.0 if alternative == "two-sided" else 2.0)
+    q, _, _ = est._segments()
+    bounds = []
+    for successes, trials in ((est.tp, est.tp + est.fp), (est.fn, est.fn + est.tn)):
+        ci = proportion_ci(successes, trials, method="clopper-pearson",
+                           confidence_level=1.0 - 2.0 * tail)
+        empty = trials == 0
+        bounds.append((np.where(empty, 0.0, np.asarray(ci.low, dtype=np.float64)),
+                       np.where(empty, 1.0, np.asarray(ci.high, dtype=np.float64))))
+    (r1_low, r1_high), (r0_low, r0_high) = bounds
+
+    def f1(r1: Array, r0: Array) -> Array:
+        # a segment with no population share does not enter F1
+        return f1_from_segments(q, np.where(q == 0.0, 0.0, r1), np.where(q == 1.0, 0.0, r0))
+
+    low = f1(r1_low, r0_high) if alternative != "less" else np.zeros(q.shape)
+    high = f1(r1_high, r0_low) if alternative != "greater" else np.ones(q.shape)
+    return np.nan_to_num(low, nan=0.0), np.nan_to_num(high, nan=1.0)
+
+
 _NORMAL = {"delta": _delta_bounds, "logit-delta": _logit_delta_bounds}
+_EXACT: dict[str, Callable[[F1Estimate, float, str], tuple[Array, Array]]] = {
+    "dirichlet-posterior": _dirichlet_posterior_bounds,
+    "segments-clopper-pearson": _segments_clopper_pearson_bounds,
+    **{name: functools.partial(_jaccard_bounds, proportion_method=method)
+       for name, method in zip(_JACCARD, PROPORTION_METHODS, strict=True)}}
 _SIMULATED = {"beta-posterior": _beta_posterior_draws, "bootstrap": _bootstrap_draws}
 
 
@@ -426,11 +536,27 @@ def f1_ci(
     ----------
     tp, fp, fn, tn : int or array_like of int
         Test-sample counts; broadcast together (arrays in, arrays out).
-    method : {"delta", "logit-delta", "beta-posterior", "bootstrap"}
-        ``delta``: normal approximation with the propagation-of-error variance, clipped to
-        [0, 1]. ``logit-delta``: the same variance on the logit scale, back-transformed.
-        ``beta-posterior``: Monte Carlo quantiles of F1 under Jeffreys Beta posteriors on the
-        two segments (section 4.3). ``bootstrap``: percentile bootstrap of the test sample.
+    method : str
+        One of ``F1_METHODS_BY_DESIGN[design]``.
+
+        Approximate, either design: ``delta``: normal approximation with the
+        propagation-of-error variance, clipped to [0, 1]. ``logit-delta``: the same variance
+        on the logit scale, back-transformed. ``beta-posterior``: Monte Carlo quantiles of F1
+        under Jeffreys Beta posteriors on the two segments with the retrieved share ``q``
+        known (section 4.3; random, ``rng`` and ``draws``). ``bootstrap``: percentile
+        bootstrap of the test sample (random).
+
+        Simple random sampling, deterministic: ``jaccard-<m>`` for every ``proportion_ci``
+        method ``m`` (``jaccard-clopper-pearson``, ``jaccard-wilson``, ``jaccard-jeffreys``,
+        ...): the binomial interval ``m`` for the Jaccard ratio ``J = tp / (tp + fp + fn)``
+        mapped by ``F1 = 2 J / (1 + J)``; ``jaccard-clopper-pearson`` covers at least the
+        nominal level for every population and ``n``. ``dirichlet-posterior``: F1's posterior
+        quantiles in closed form under a Jeffreys Dirichlet prior on the four cells (``q``
+        uncertain, unlike ``beta-posterior``).
+
+        Stratified design, deterministic: ``segments-clopper-pearson``: F1 at the segments'
+        Clopper-Pearson bounds, Bonferroni-combined; at least the nominal coverage for every
+        population and sample sizes (not with ``finite_population=True``).
     confidence_level : float
         Strictly between 0 and 1.
     alternative : {"two-sided", "greater", "less"}
@@ -454,6 +580,18 @@ def f1_ci(
     (1 - q)^2 R1^2 Var(R0)] / (q R1 + q + (1 - q) R0)^4`` with ``Var(R_h) = R_h (1 - R_h) / n_h``
     (times ``1 - n_h / N_h`` with ``finite_population=True``).
 
+    Jaccard methods (simple random sampling): given ``m = tp + fp + fn`` the count ``tp`` is
+    ``Binomial(m, J)`` with ``J = p_tp / (p_tp + p_fp + p_fn)``, and population F1 is
+    ``2 J / (1 + J)`` (the Dice-Jaccard identity), strictly increasing in ``J``; a binomial
+    interval ``[j_lo, j_hi]`` maps to ``[2 j_lo / (1 + j_lo), 2 j_hi / (1 + j_hi)]``. With
+    Clopper-Pearson the coverage is at least nominal conditionally on every ``m``, hence
+    unconditionally. ``m = 0`` gives ``[0, 1]``: a binomial with no trials excludes no ``J``.
+    Dirichlet posterior: ``J ~ Beta(tp + 1/2, fp + fn + 1)`` (aggregation property of the
+    Dirichlet), mapped the same way. Segments: F1 increases with ``R1`` and decreases with
+    ``R0``, so ``[F(R1_lo, R0_hi), F(R1_hi, R0_lo)]`` with each segment's bounds at tail
+    ``a / 4`` (two-sided) or ``a / 2`` (one-sided) misses only when a segment's interval does:
+    probability at most ``a`` (Bonferroni).
+
     Operating characteristics (study ``coverage_f1``, full grid, 95%): only ``beta-posterior``
     is near nominal for small ``n`` times prevalence; ``delta``, ``logit-delta`` and
     ``bootstrap`` under-cover badly when few relevant documents are expected (0.11-0.46 at
@@ -467,6 +605,9 @@ def f1_ci(
     ----------
     Bagdouri, M., Webber, W., Lewis, D. D. & Oard, D. W. (2013). Towards minimizing the
     annotation cost of certified text classification. CIKM. Sections 4.3 and Appendix A.
+    Clopper, C. J. & Pearson, E. S. (1934). Biometrika 26, 404-413.
+    Lam, K. F. Y., Gopal, V. & Qian, J. (2023). Confidence intervals for the F1 score: a
+    comparison of four methods. arXiv 2309.14621 (Clopper-Pearson, Wald and Wilson based).
 
     Examples
     --------
@@ -475,6 +616,21 @@ def f1_ci(
     (0.6506, 0.8039)
     >>> round(f1_ci(60, 20, 25, 395, alternative="greater").low, 4)
     0.6629
+
+    The guaranteed-coverage interval (J = 60 / 105; Clopper-Pearson on J, mapped):
+
+    >>> ci = f1_ci(60, 20, 25, 395, method="jaccard-clopper-pearson")
+    >>> round(ci.low, 4), round(ci.high, 4)
+    (0.6405, 0.8007)
+    >>> round(f1_ci(60, 20, 25, 395, method="jaccard-clopper-pearson",
+    ...             alternative="greater").low, 4)
+    0.6545
+    >>> f1_ci(0, 0, 0, 50, method="jaccard-clopper-pearson").high  # m = 0: [0, 1]
+    1.0
+    >>> ci = f1_ci(60, 20, 25, 395, method="segments-clopper-pearson", design="stratified",
+    ...            population_sizes=(800, 9200))
+    >>> round(ci.low, 4), round(ci.high, 4)
+    (0.4685, 0.7495)
     """
     estimate = f1_estimate(tp, fp, fn, tn, design=design, population_sizes=population_sizes,
                            finite_population=finite_population)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from estimators import F1_METHODS, certification_sample_size, f1_ci, f1_estimate
+from estimators import F1_METHODS_BY_DESIGN, certification_sample_size, f1_ci, f1_estimate
 from studies.cli.main import build_parser, main
 
 COUNTS = ["--tp", "60", "--fp", "20", "--fn", "25", "--tn", "395"]
@@ -19,7 +19,7 @@ def test_f1_json_matches_the_api_and_carries_seed_and_draws(capsys):
     assert summary["f1"] == f1_estimate(60, 20, 25, 395).estimate
     assert (summary["seed"], summary["draws"]) == (7, 2000)
     assert summary["monte_carlo_methods"] == ["beta-posterior", "bootstrap"]
-    for row, method in zip(summary["intervals"], F1_METHODS, strict=True):
+    for row, method in zip(summary["intervals"], F1_METHODS_BY_DESIGN["srs"], strict=True):
         two = f1_ci(60, 20, 25, 395, method=method, rng=7, draws=2000)
         losci = f1_ci(60, 20, 25, 395, method=method, rng=7, draws=2000, alternative="greater")
         assert (row["method"], row["low"], row["high"], row["losci_low"]) == (

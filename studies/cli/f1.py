@@ -11,12 +11,14 @@ import argparse
 import json
 from typing import Any
 
-from estimators import F1_METHODS, f1_ci, f1_estimate
+from estimators import F1_METHODS_BY_DESIGN, f1_ci, f1_estimate
 from studies.cli.args import count, draws, unit_interval
 from studies.cli.counts import add_counts, finite, shown, total_counts
 
 __all__ = ["add_command"]
 
+# The command takes a simple random test sample.
+SRS_METHODS = F1_METHODS_BY_DESIGN["srs"]
 # The methods whose intervals are random (posterior or bootstrap draws).
 MONTE_CARLO = ("beta-posterior", "bootstrap")
 
@@ -29,9 +31,9 @@ def add_command(commands: Any) -> None:
                     "lower one-sided interval (LOSCI) used for certification, by each method "
                     "of estimators.f1_ci.")
     add_counts(f1, "test sample")
-    f1.add_argument("--method", choices=F1_METHODS, action="append",
+    f1.add_argument("--method", choices=SRS_METHODS, action="append",
                     help="interval method; repeat for several (default: all of "
-                         f"{', '.join(F1_METHODS)})")
+                         f"{', '.join(SRS_METHODS)})")
     f1.add_argument("--confidence-level", type=unit_interval, default=0.95,
                     help="confidence level of both intervals")
     f1.add_argument("--draws", type=draws, default=10_000,
@@ -46,7 +48,7 @@ def add_command(commands: Any) -> None:
 def _f1(args: argparse.Namespace) -> int:
     counts = total_counts(args)
     estimate = f1_estimate(*counts)
-    methods = args.method or list(F1_METHODS)
+    methods = args.method or list(SRS_METHODS)
     rows = []
     for method in methods:
         options = {"method": method, "confidence_level": args.confidence_level,
