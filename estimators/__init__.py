@@ -15,6 +15,7 @@ from estimators.fmeasure import (
 from estimators.gain import BudgetYield, GainTable, gain_table
 from estimators.interval import Interval
 from estimators.power import (
+    LOSCI_METHODS,
     CertificationPlan,
     ConfusionPosterior,
     certification_sample_size,
@@ -41,6 +42,7 @@ __all__ = [
     "F1_DESIGNS",
     "F1_METHODS",
     "F1_METHODS_BY_DESIGN",
+    "LOSCI_METHODS",
     "PROPORTION_METHODS",
     "STRATIFIED_METHODS",
     "BudgetYield",

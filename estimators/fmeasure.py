@@ -21,9 +21,9 @@ Undefined cases follow one rule: where F1 is undefined (``2 tp + fp + fn = 0``; 
 stratified design, a segment with population share > 0 but no sampled document) the estimate
 and the approximate methods' bounds are nan. The exact methods are defined there too: their
 confidence set is whatever the data do not exclude, ``[0, 1]`` when nothing is observed
-(which their coverage guarantee needs). The normal-approximation intervals are degenerate (zero width) when the
-estimated variance is 0 (F1 estimate 0 or 1), like the Wald interval for a proportion; the
-logit interval is nan there because the logit is infinite.
+(which their coverage guarantee needs). The normal-approximation intervals are degenerate
+(zero width) when the estimated variance is 0 (F1 estimate 0 or 1), like the Wald interval for
+a proportion; the logit interval is nan there because the logit is infinite.
 """
 
 from __future__ import annotations

@@ -38,10 +38,11 @@ from scipy import stats
 
 from estimators import _validation as check
 from estimators.confusion import ConfusionMatrix
-from estimators.fmeasure import f1_ci, f1_from_segments
+from estimators.fmeasure import F1_METHODS_BY_DESIGN, f1_ci, f1_from_segments
 from estimators.interval import Interval
 
 __all__ = [
+    "LOSCI_METHODS",
     "CertificationPlan",
     "ConfusionPosterior",
     "certification_sample_size",
@@ -50,7 +51,11 @@ __all__ = [
 ]
 
 Array = NDArray[np.float64]
-LOSCI_METHODS = ("delta", "logit-delta")
+# The certification LOSCI: any deterministic f1_ci method of simple random sampling (the
+# simulated test sets are simple random samples). "delta" is the paper's choice (section 4.1);
+# "jaccard-clopper-pearson" is the one whose coverage is guaranteed at every size.
+LOSCI_METHODS: tuple[str, ...] = tuple(m for m in F1_METHODS_BY_DESIGN["srs"]
+                                       if m not in ("beta-posterior", "bootstrap"))
 # Confidence level of the reported Monte Carlo interval for the planned test size.
 MC_INTERVAL_LEVEL = 0.95
 # The Monte Carlo interval of an unreachable plan: no finite size.
@@ -310,7 +315,7 @@ def _check_common(confidence_level: float, power: float, draws: int, method: str
     n_draws = check.draws(draws)
     if n_draws < 100:
         raise ValueError(f"`draws` must be at least 100; got {draws}.")
-    return level, pw, n_draws, check.choice(method, "method", LOSCI_METHODS)
+    return level, pw, n_draws, check.choice(method, "interval", LOSCI_METHODS)
 
 
 def theta_star(
@@ -321,7 +326,7 @@ def theta_star(
     power: float = 0.93,
     draws: int = 1000,
     rng: Any = None,
-    method: str = "delta",
+    interval: str = "delta",
     retrieved_share: float | None = None,
 ) -> float:
     """Algorithm 1 (EstimateThetaStar) of Bagdouri et al. (2013), section 4.1.
@@ -345,8 +350,13 @@ def theta_star(
         Monte Carlo draws (at least 100).
     rng : Generator, SeedSequence, int or None
         Randomness.
-    method : {"delta", "logit-delta"}
-        The :func:`estimators.f1_ci` method of the certification LOSCI (SRS design).
+    interval : str
+        The :func:`estimators.f1_ci` method of the certification LOSCI, one of
+        `LOSCI_METHODS` (the deterministic methods of simple random sampling): ``"delta"``,
+        the paper's choice (section 4.1, which under-covers with few relevant documents), or
+        ``"jaccard-clopper-pearson"``, whose coverage is at least nominal at every size (see
+        :func:`estimators.f1_ci`), among others. The test set is certified with the same
+        interval.
     retrieved_share : float, optional
         Known population share retrieved; default the sample's.
 
@@ -362,7 +372,7 @@ def theta_star(
     >>> small < large < 0.668
     True
     """
-    level, pw, n_draws, method = _check_common(confidence_level, power, draws, method)
+    level, pw, n_draws, method = _check_common(confidence_level, power, draws, interval)
     size = _test_size(test_size, "test_size")
     posterior = confusion_posterior(confusion, retrieved_share=retrieved_share)
     curve = _curve(posterior, confidence_level=level, power=pw, draws=n_draws,
@@ -504,7 +514,7 @@ def certification_sample_size(
     draws: int = 1000,
     tolerance: float | None = None,
     rng: Any = None,
-    method: str = "delta",
+    interval: str = "delta",
     retrieved_share: float | None = None,
     relative_precision: float | None = None,
     max_draws: int = 256_000,
@@ -518,7 +528,7 @@ def certification_sample_size(
         Observed binary confusion matrix; see :func:`confusion_posterior`.
     target : float
         Target F1 ``theta`` in (0, 1).
-    confidence_level, power, draws, rng, method, retrieved_share
+    confidence_level, power, draws, rng, interval, retrieved_share
         As for :func:`theta_star`.
     tolerance : float, optional
         ``None`` (default): the smallest test size whose theta_star reaches the target. A number
@@ -562,7 +572,7 @@ def certification_sample_size(
     >>> certification_sample_size((60, 20, 25, 395), 0.7, rng=7).reachable
     False
     """
-    level, pw, n_draws, method = _check_common(confidence_level, power, draws, method)
+    level, pw, n_draws, method = _check_common(confidence_level, power, draws, interval)
     theta = check.open_unit(target, "target")
     eps = None if tolerance is None else check.real_scalar(tolerance, "tolerance")
     if eps is not None and eps < 0:
@@ -597,8 +607,8 @@ def certification_sample_size(
                         seed=next(batch_seeds), method=method, tolerance=eps,
                         max_test_size=max_test_size)
     while relative_precision is not None and result[0] is not None and used * 2 <= max_draws:
-        interval = result[3]
-        if interval.high - interval.low <= relative_precision * result[0]:
+        spread = result[3]
+        if spread.high - spread.low <= relative_precision * result[0]:
             break
         used *= 2
         result = _plan_once(posterior, theta, level=level, power=pw, draws=used,

@@ -65,7 +65,7 @@ def test_sample_size_json_matches_the_api(capsys):
     assert summary["interval"] == "delta" and summary["relative_precision_reached"] is None
     assert main(["sample-size", *COUNTS, "--target", "0.6", "--seed", "11", "--json",
                  "--interval", "logit-delta"]) == 0
-    logit = certification_sample_size((60, 20, 25, 395), 0.6, rng=11, method="logit-delta")
+    logit = certification_sample_size((60, 20, 25, 395), 0.6, rng=11, interval="logit-delta")
     assert json.loads(capsys.readouterr().out)["test_size"] == logit.test_size
 
 

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from estimators import (
+    LOSCI_METHODS,
     ConfusionMatrix,
     certification_sample_size,
     confusion_posterior,
@@ -208,8 +209,8 @@ def test_plan_passes_at_the_posterior_mean_population(confusion, target):
         (lambda: certification_sample_size(EXAMPLE, 0.6, rng="seed"), TypeError, r"`rng` must be"),
         (lambda: certification_sample_size((1, 2, 3), 0.6), ValueError, r"4 counts"),
         (lambda: certification_sample_size({"tp": 1}, 0.6), ValueError, r"missing"),
-        (lambda: certification_sample_size(EXAMPLE, 0.6, method="bootstrap"), ValueError,
-         r"`method` must be one of 'delta', 'logit-delta'"),
+        (lambda: certification_sample_size(EXAMPLE, 0.6, interval="bootstrap"), ValueError,
+         r"`interval` must be one of 'delta', 'logit-delta', 'dirichlet-posterior'"),
         (lambda: theta_star(EXAMPLE, 0), ValueError, r"`test_size` must be a positive integer"),
         (lambda: theta_star(ConfusionMatrix([[1, 2, 3], [4, 5, 6], [7, 8, 9]]), 10), ValueError,
          r"binary"),
@@ -232,3 +233,20 @@ def test_bad_input(call, error, pattern):
 def test_a_posterior_built_or_used_by_hand_is_validated(build, error, message):
     with pytest.raises(error, match=message):
         build(ConfusionPosterior(60, 20, 25, 395, 0.1))
+
+
+@pytest.mark.parametrize("interval", LOSCI_METHODS)
+def test_every_deterministic_srs_interval_can_certify(interval):
+    """theta_star with each certification interval: below the posterior limit, rising in s."""
+    small = theta_star(EXAMPLE, 300, draws=200, rng=2, interval=interval)
+    large = theta_star(EXAMPLE, 3000, draws=200, rng=2, interval=interval)
+    assert 0.0 <= small < large < 0.7
+
+
+def test_the_guaranteed_interval_needs_a_larger_test_set_than_the_papers():
+    """Clopper-Pearson on J is wider than the delta interval at these counts, so certifying the
+    same target with it takes more documents (same seed: common random numbers)."""
+    delta = certification_sample_size(EXAMPLE, 0.6, rng=5, interval="delta")
+    exact = certification_sample_size(EXAMPLE, 0.6, rng=5, interval="jaccard-clopper-pearson")
+    assert delta.test_size is not None and exact.test_size is not None
+    assert exact.test_size > delta.test_size

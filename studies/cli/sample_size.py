@@ -4,8 +4,9 @@ Answers "how many test documents must I label so that, with probability ``power`
 lower one-sided confidence interval (LOSCI) on F1 clears the target?" by Monte Carlo power
 analysis from the practitioner's labelled sample (Bagdouri, Webber, Lewis & Oard 2013,
 Algorithms 1-2, with the Jeffreys Beta posterior of section 4.3). The test set is a simple
-random sample from a large collection, and certification uses the delta-method LOSCI of
-Appendix A (or its logit form with ``--interval logit-delta``).
+random sample from a large collection, certified with the LOSCI named by ``--interval``: the
+delta method of Appendix A (the paper's choice, the default), or another deterministic F1
+interval, such as ``jaccard-clopper-pearson``, whose coverage is at least nominal at every size.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ import math
 import sys
 from typing import Any
 
-from estimators import certification_sample_size
-from estimators.power import LOSCI_METHODS
+from estimators import LOSCI_METHODS, certification_sample_size
 from studies.cli.args import UsageError, count, draws, positive_fraction, unit_interval
 from studies.cli.counts import add_counts, finite, shown, total_counts
 
@@ -45,7 +45,8 @@ def add_command(commands: Any) -> None:
     plan.add_argument("--power", type=unit_interval, default=0.93,
                       help="wanted probability that the certification test passes")
     plan.add_argument("--interval", choices=LOSCI_METHODS, default="delta",
-                      help="the F1 interval the certification test will use")
+                      help="the F1 interval the certification test will use: delta is the "
+                           "paper's; jaccard-clopper-pearson never covers below the level")
     plan.add_argument("--draws", type=draws, default=1000,
                       help=f"posterior draws of the power analysis (at least {MIN_DRAWS})")
     plan.add_argument("--seed", type=count, default=None,
@@ -76,7 +77,7 @@ def _sample_size(args: argparse.Namespace) -> int:
     plan = certification_sample_size(
         total_counts(args), args.target,
         confidence_level=args.confidence_level, power=args.power, draws=args.draws,
-        rng=args.seed, method=args.interval, relative_precision=args.relative_precision,
+        rng=args.seed, interval=args.interval, relative_precision=args.relative_precision,
         max_draws=args.max_draws)
     interval = plan.test_size_interval
     reached = _precision_reached(plan, args.relative_precision)
