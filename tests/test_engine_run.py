@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from studies.cli.main import main
-from studies.engine import results_from_store, run
+from studies.engine import HOLDS, NOT_RUN, Claim, evaluate_claims, results_from_store, run
 from studies.engine.design import Grid, Sample, Study
 from studies.engine.performance import Estimates, performance
 from studies.engine.seeding import cell_key, cell_seed
@@ -486,6 +486,40 @@ def test_a_grid_runs_only_the_methods_it_selects():
         run([BINOMIAL], grid=dataclasses.replace(grid, methods=("agresti",)), rng=1, workers=1)
     with pytest.raises(ValueError, match="at least one method"):
         dataclasses.replace(grid, methods=())
+
+
+def _wald_below_30(method, params):
+    """Wald defined for n < 30 only (it reads n, a grouping parameter of the exact path)."""
+    return method != "wald" or params["n"] < 30
+
+
+def _median_for_normal_data(method, params):
+    return method != "median" or params["distribution"] == "normal"
+
+
+def test_a_method_runs_only_in_the_cells_it_applies_to(tmp_path, monkeypatch):
+    (tmp_path / "thirdparty_ci.py").write_text(BYOM)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    study = dataclasses.replace(BINOMIAL, applies=_wald_below_30)
+    user = "thirdparty_ci:agresti"
+    grouped = run([study], rng=1, workers=1, methods=[user])["binomial_coverage"]
+    packed = run([dataclasses.replace(study, pack_groups=True)], rng=1, workers=1,
+                 methods=[user])["binomial_coverage"]
+    for result in (grouped, packed.expanded()):
+        for cell in result.cells:
+            expected = ["wald", "wilson", user] if cell.params["n"] < 30 else ["wilson", user]
+            assert list(cell.performance) == expected and not cell.errors
+        frame = result.to_frame()
+        assert set(frame.loc[frame["method"] == "wald", "n"]) == {10}
+        assert frame["method"].value_counts()[user] == 12 * 3  # user methods run everywhere
+    # a claim is judged where its methods apply; nowhere in its region: NOT RUN, not FAILS
+    claim = Claim("wald-low", "", ("wald",), "coverage", "at_most", 0.95)
+    found = evaluate_claims([claim, dataclasses.replace(claim, where="n >= 30")], grouped)
+    assert [(v.status, v.compared) for v in found] == [(HOLDS, 4), (NOT_RUN, 0)]
+    mean = dataclasses.replace(MEAN, applies=_median_for_normal_data)
+    cells = run([mean], rng=1, workers=1)["mean_bias"].cells
+    assert {c.params["distribution"] for c in cells if "median" in c.performance} == {"normal"}
+    assert all("mean" in c.performance and not c.errors for c in cells)
 
 
 def test_out_that_cannot_hold_a_run_is_one_line_exit_2(tmp_path, capsys):

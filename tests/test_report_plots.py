@@ -139,6 +139,23 @@ def test_measure_by_labels_the_measure_with_units_and_draws_a_reference():
         assert text in words
 
 
+def test_a_legend_of_long_method_names_takes_fewer_columns_to_fit_the_figure():
+    from matplotlib.lines import Line2D
+
+    from studies.report.plots import _legend
+
+    long = [f"{m}-losci" for m in ("delta", "logit-delta", "jaccard-clopper-pearson",
+                                   "jaccard-wilson", "jaccard-jeffreys", "dirichlet-posterior")]
+    for labels, columns in ((["a", "b", "c", "d", "e"], 4), ([*long, "reference (0.95)"], 2)):
+        fig = Figure(figsize=(7.0, 4.2), layout="constrained")
+        fig.subplots()
+        _legend(fig, [Line2D([], []) for _ in labels], labels, "method")
+        (legend,) = fig.legends
+        fig.draw_without_rendering()  # lays the entries out
+        assert legend.get_window_extent().width <= fig.bbox.width
+        assert len({round(t.get_window_extent().x0) for t in legend.get_texts()}) == columns
+
+
 def test_measure_by_draws_error_bars_only_on_monte_carlo_cells(exact):
     def caps(document: str) -> int:
         return len(re.findall(r'id="[^"]*-LineCollection_\d+"', document))

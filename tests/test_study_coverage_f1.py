@@ -10,13 +10,14 @@ import pytest
 from scipy import stats
 
 from estimators import f1_ci, f1_estimate
-from studies.engine import run
+from studies.engine import FAILS, HOLDS, evaluate_claims, run
 from studies.engine.assertions import assert_coverage, assert_measure
 from studies.engine.design import Grid, Study
 from studies.report import write_tables
 from studies.suite.coverage_f1 import (
     STUDY,
     summary,
+    summary_table,
     undercovering_cells,
     wrap_method,
 )
@@ -145,11 +146,9 @@ def test_wrapped_f1_ci_is_a_valid_user_method():
 
 
 def test_summary_table_has_a_row_per_design_and_method(rare_small, tmp_path):
-    from studies.suite.coverage_f1 import summary_table
-
     rows = summary_table(rare_small)
     assert [(r["design"], r["method"]) for r in rows] == [
-        ("srs", m) for m in EXACT_STUDY.methods]
+        ("srs", m) for m in EXACT_STUDY.methods if not m.startswith("segments-")]
     delta = summary(rare_small)["delta"]
     assert rows[0]["mean_coverage"] == delta["mean_coverage"]
     assert rows[0]["worst"] == "{prevalence}/{f1}/{n}".format(**delta["worst_cell"])
@@ -178,13 +177,83 @@ def test_monte_carlo_coverage_agrees_with_the_exact_path_in_both_designs():
     # the same cells on both paths: MC coverage within 4 MCSE (Bonferroni over 8 checks)
     grid = Grid({"design": ["srs", "stratified"], "prevalence": [0.1, 0.5], "f1": [0.7],
                  "n": [200], "confidence_level": [0.95], "draws": [10]}, n_replicates=4096)
-    study = _only(STUDY, "delta", "logit-delta-losci")
-    mc = run([study], grid=grid, rng=11, workers=1)["coverage_f1"]
-    exact = run([_only(EXACT_STUDY, "delta", "logit-delta-losci")], grid=grid, rng=11,
+    # the trinomial enumeration (tp, fp + fn, tn) is exact for the Jaccard intervals too
+    names = ("delta", "logit-delta-losci", "jaccard-clopper-pearson-losci",
+             "segments-clopper-pearson")
+    mc = run([_only(STUDY, *names)], grid=grid, rng=11, workers=1)["coverage_f1"]
+    exact = run([_only(EXACT_STUDY, *names)], grid=grid, rng=11,
                 workers=1)["coverage_f1_exact"]
     truth = {(str(r["params"]), r["method"]): r["value"] for r in exact.rows("coverage")}
     rows = mc.rows("coverage")
-    assert len(rows) == len(truth) == 8
+    assert len(rows) == len(truth) == 4 * 2 + 2 + 2  # each one-design method in its 2 cells
     for row in rows:
         expected = truth[str(row["params"]), row["method"]]
         assert abs(row["value"] - expected) <= 4 * row["mcse"], (row, expected)
+
+
+ONE_DESIGN = {"srs": {"jaccard-clopper-pearson", "jaccard-wilson", "jaccard-jeffreys",
+                      "dirichlet-posterior"},
+              "stratified": {"segments-clopper-pearson"}}
+
+
+@pytest.fixture(scope="module")
+def both_designs():
+    grid = Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.5], "f1": [0.3, 0.95],
+                 "n": [50, 200], "confidence_level": [0.95]}, n_replicates=2)
+    return run([EXACT_STUDY], grid=grid, rng=0, workers=1)["coverage_f1_exact"]
+
+
+@pytest.mark.parametrize("study", [STUDY, EXACT_STUDY], ids=["monte-carlo", "exact"])
+def test_each_design_runs_only_the_methods_it_admits(study):
+    grid = Grid({"design": ["srs", "stratified"], "prevalence": [0.15], "f1": [0.7],
+                 "n": [50], "confidence_level": [0.95], "draws": [10]}, n_replicates=64)
+    result = run([study], grid=grid, rng=3, workers=1)[study.name]
+    for cell in result.cells:
+        design = cell.params["design"]
+        other = ONE_DESIGN["stratified" if design == "srs" else "srs"]
+        expected = [m for m in study.methods if m.removesuffix("-losci") not in other]
+        # not run elsewhere: neither a value (a miss would be coverage 0) nor an error
+        assert list(cell.performance) == expected and not cell.errors
+        assert {m.removesuffix("-losci") for m in cell.performance} >= ONE_DESIGN[design]
+
+
+def test_summary_lists_each_one_design_method_under_its_design_only(both_designs):
+    rows = summary_table(both_designs)
+    found = {(r["design"], r["method"].removesuffix("-losci")) for r in rows}
+    assert all(r["cells"] == 8 for r in rows)
+    for design, other in (("srs", "stratified"), ("stratified", "srs")):
+        assert {(design, m) for m in ONE_DESIGN[design]} <= found
+        assert not {(other, m) for m in ONE_DESIGN[design]} & found
+
+
+def test_clopper_pearson_claim_is_judged_on_both_designs(both_designs):
+    claim = next(c for c in EXACT_STUDY.claims
+                 if c.name == "clopper-pearson-never-below-nominal")
+    verdict = evaluate_claims([claim], both_designs)[0]
+    # 8 cells per design, two-sided and LOSCI: jaccard in the srs ones, segments in the others
+    assert verdict.status == HOLDS and verdict.compared == 2 * 8 + 2 * 8
+    # a stratified interval that under-covers breaks it there (delta under the CP name)
+    broken = _only(EXACT_STUDY, "jaccard-clopper-pearson", "jaccard-clopper-pearson-losci",
+                   **{"segments-clopper-pearson": EXACT_STUDY.methods["delta"],
+                      "segments-clopper-pearson-losci": EXACT_STUDY.methods["delta-losci"]})
+    grid = Grid({"design": ["srs", "stratified"], "prevalence": [0.03], "f1": [0.7],
+                 "n": [50], "confidence_level": [0.95]}, n_replicates=2)
+    found = evaluate_claims([claim], run([broken], grid=grid, rng=0, workers=1)[
+        "coverage_f1_exact"])[0]
+    assert found.status == FAILS and found.compared == 4
+    assert set(found.failures["design"]) == {"stratified"}
+    assert set(found.failures["method"]) == {"segments-clopper-pearson",
+                                             "segments-clopper-pearson-losci"}
+
+
+def test_clopper_pearson_intervals_never_cover_below_nominal_and_cost_width(both_designs):
+    # exact: the guaranteed intervals cover at least 95% in every cell, and are wider than
+    # delta's on average (the price of the guarantee)
+    table = {(r["design"], r["method"]): r for r in summary_table(both_designs)}
+    for design, name in (("srs", "jaccard-clopper-pearson"),
+                         ("stratified", "segments-clopper-pearson")):
+        for method in (name, f"{name}-losci"):
+            row = table[design, method]
+            assert row["min_coverage"] >= 0.95 - 1e-9 and row["share_under"] == 0
+            delta = table[design, method.replace(name, "delta")]
+            assert row["mean_width"] > delta["mean_width"]

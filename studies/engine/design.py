@@ -8,7 +8,9 @@ A study is one module of `studies.suite` that builds a `Study`:
 * **Estimands**: ``truth(params)``, the true value in a cell.
 * **Methods**: named callables ``method(data, params) -> Estimates``, vectorized over the
   replicates in ``data``; ``wrap_method`` turns a user's callable of the study's declared
-  signature into one (bring your own method).
+  signature into one (bring your own method). A method defined for some cells only (an
+  interval valid under one sampling design of two) is declared by ``applies``: elsewhere it
+  does not run, and the cell has no values of it.
 * **Performance measures**: names from `studies.engine.performance.MEASURES`.
 
 Data come from ``generate(params, n_replicates, *, rng)`` (Monte Carlo path) or, when the
@@ -216,6 +218,13 @@ class Study:
         unknown, every cell is enumerated and analysed on its own.
     wrap_method : callable or None
         Adapts a user callable of the study's declared signature into a `Method`.
+    applies : callable or None
+        ``applies(method, params) -> bool``: whether the study's method ``method`` is defined
+        in the cell ``params`` (None: every method in every cell). Where it is not, the method
+        is not run and the cell has no values of it: tables, claims and figures leave the
+        pair out (neither a miss nor an error; a claim whose methods apply nowhere in its
+        region is NOT RUN). User methods run in every cell. Exact path: called with a group's
+        first cell, like the methods, so it must read only ``estimates_depend_on``.
     parameter_space : tuple of float
         Bounds any interval must stay within.
     pack_groups : bool
@@ -246,6 +255,7 @@ class Study:
     enumerate_outcomes: Callable[[Sequence[Params]], Sample] | None = None
     estimates_depend_on: tuple[str, ...] | None = None
     wrap_method: Callable[[Callable[..., Any]], Method] | None = None
+    applies: Callable[[str, Params], bool] | None = None
     parameter_space: tuple[float, float] = field(default=(-math.inf, math.inf))
     pack_groups: bool = False
     claims: tuple[Claim, ...] = ()

@@ -15,7 +15,7 @@ declares ``pack_groups`` runs each group as a `PackedTask` (`run_packed`), finis
 `PackedGroup` of arrays.
 
 A method that raises or returns malformed estimates is recorded with its error; the other
-methods still run.
+methods still run. A study's method runs only in the cells it applies to (`Study.applies`).
 
 References
 ----------
@@ -177,11 +177,15 @@ def _analyse(study: Study, paths: Sequence[str], sample: Sample, params: Mapping
              ) -> tuple[dict[str, Estimates], dict[str, str]]:
     """Every method's estimates, and the error of each method that raised or returned junk.
 
-    A failing method is recorded and skipped; the other methods still run.
+    A failing method is recorded and skipped; the other methods still run. A study's method
+    that does not apply to the cell (`Study.applies`) is not run and has neither.
     """
     estimates: dict[str, Estimates] = {}
     errors: dict[str, str] = {}
     for name, method in resolve_methods(study, paths).items():
+        if study.applies is not None and name in study.methods and not study.applies(
+                name, params):
+            continue
         try:
             estimates[name] = _check_estimates(
                 method(sample.data, params), sample.size, study.parameter_space)

@@ -375,10 +375,19 @@ def _draw_line(ax: Axes, x: Array, y: Array, mcse: Array, index: int, *,
 
 
 def _legend(fig: Figure, handles: list[Artist], labels: list[str], title: str | None) -> None:
-    """A legend below the panels (never over the data) when there is more than one entry."""
-    if len(handles) > 1:
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(len(handles), 4),
-                   title=title, frameon=False)
+    """A legend below the panels (never over the data) when there is more than one entry.
+
+    At most 4 columns, fewer where long labels (method names) would make it wider than the
+    figure, whose edges would cut it off.
+    """
+    if len(handles) <= 1:
+        return
+    for columns in range(min(len(handles), 4), 0, -1):
+        legend = fig.legend(handles, labels, loc="outside lower center", ncols=columns,
+                            title=title, frameon=False)
+        if columns == 1 or legend.get_window_extent().width <= fig.bbox.width:
+            return
+        legend.remove()
 
 
 def _x_axis(axes: list[Axes], values: pd.Series, levels: list[Any], label: str,
