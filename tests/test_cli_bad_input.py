@@ -217,11 +217,14 @@ class World:
         (root / "file.txt").write_text("not a directory\n")
         (root / "dir").mkdir()
         (root / "dir" / "something").write_text("x\n")
+        # like <dir>, but never drawn by the fuzzing (a report written there would make it one)
+        (root / "junk").mkdir()
+        (root / "junk" / "something").write_text("x\n")
         (root / "strata.csv").write_text("stratum,size,sampled,positives\n001,1000,30,1\n"
                                          "011,200,30,10\n101,0,0,0\n111,40,30,23\n")
         (root / "scores.csv").write_text("score,label\n" + "".join(
             f"{s / 10},{int(s % 3 == 0)}\n" for s in range(10)))
-        self.tokens = {"<file>": root / "file.txt", "<dir>": root / "dir",
+        self.tokens = {"<file>": root / "file.txt", "<dir>": root / "dir", "<junk>": root / "junk",
                        "<missing>": root / "missing", "<run>": root / "run",
                        "<baseline>": root / "baseline", "<strata>": root / "strata.csv",
                        "<scores>": root / "scores.csv", "<tmp>": root / "tmp",
@@ -464,7 +467,7 @@ def test_out_that_cannot_be_a_directory_is_one_line_naming_out(world, capsys, co
     (["study", "compare", "<baseline>", "<run>", "--familywise-error", "5e-324"],
      "argument --familywise-error: must be at least 1e-300"),
     (["study", "compare", "<baseline>", "<file>"], "argument CURRENT: "),
-    (["study", "compare", "<dir>", "<run>"], "argument BASELINE: "),
+    (["study", "compare", "<junk>", "<run>"], "argument BASELINE: "),
     (["study", "run", "binomial_coverage", "--baseline", "<file>"], "argument --baseline: "),
     (["demo", "\n--tp"], "unrecognized arguments: \\n--tp"),  # escaped: still one line
 ])
