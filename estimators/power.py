@@ -409,6 +409,9 @@ class CertificationPlan:
     test_size_interval : Interval
         95% Monte Carlo interval for ``test_size`` from the order-statistic confidence interval
         of the quantile (``high`` is inf when the upper curve never reaches the target).
+    interval : str
+        The certification LOSCI the plan is for (one of `LOSCI_METHODS`; ``"delta"`` is the
+        paper's).
     """
 
     test_size: int | None
@@ -423,6 +426,7 @@ class CertificationPlan:
     limit: float
     point_f1: float
     test_size_interval: Interval
+    interval: str = "delta"
 
     def __post_init__(self) -> None:
         # certification_sample_size builds consistent plans; one built by hand is checked
@@ -440,6 +444,7 @@ class CertificationPlan:
         check.whole(self.seed, "seed")
         if not isinstance(self.reason, str):
             raise TypeError(f"`reason` must be a string; got {check.show(self.reason)}.")
+        check.choice(self.interval, "interval", LOSCI_METHODS)
         if not isinstance(self.test_size_interval, Interval):
             raise TypeError("`test_size_interval` must be an Interval; got "
                             f"{check.show(self.test_size_interval)}.")
@@ -589,10 +594,10 @@ def certification_sample_size(
     _share(retrieved_share)
     observed = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else math.nan
 
-    def plan(size: int | None, theta_at: float, limit: float, interval: Interval, reason: str,
+    def plan(size: int | None, theta_at: float, limit: float, spread: Interval, reason: str,
              used: int) -> CertificationPlan:
         return CertificationPlan(size, theta_at, theta, level, pw, used, seed, size is not None,
-                                 reason, limit, observed, interval)
+                                 reason, limit, observed, spread, method)
 
     if not observed > theta:  # no information (F1 undefined) cannot certify either
         shown = "undefined: no relevant and no retrieved document" if math.isnan(observed) \

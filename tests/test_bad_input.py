@@ -83,7 +83,7 @@ def _check_unit(value: Any) -> None:
     assert np.all((defined >= -1e-12) & (defined <= 1 + 1e-12)), f"outside [0, 1]: {value}"
 
 
-_TEXT_FIELDS = {"method", "alternative", "design", "reason"}
+_TEXT_FIELDS = {"method", "alternative", "design", "reason", "interval"}
 _OPTIONAL_FIELDS = {"test_size", "population_sizes", "labels"}
 
 
@@ -312,7 +312,8 @@ TARGETS: list[Target] = [
            {"test_size": 600, "theta_star": 0.61, "target": 0.6, "confidence_level": 0.95,
             "power": 0.93, "draws": 1000, "seed": 7, "reachable": True, "reason": "",
             "limit": 0.66, "point_f1": 0.73,
-            "test_size_interval": E.Interval(500, 700, "order statistics", 0.95)}),
+            "test_size_interval": E.Interval(500, 700, "order statistics", 0.95),
+            "interval": "jaccard-clopper-pearson"}),
     Target("BudgetYield", E.BudgetYield,
            {"items": 3, "fraction": 0.6, "cost": 3.0, "positives": 2.0, "gain": 1.0}),
 ]

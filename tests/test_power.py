@@ -250,3 +250,4 @@ def test_the_guaranteed_interval_needs_a_larger_test_set_than_the_papers():
     exact = certification_sample_size(EXAMPLE, 0.6, rng=5, interval="jaccard-clopper-pearson")
     assert delta.test_size is not None and exact.test_size is not None
     assert exact.test_size > delta.test_size
+    assert (delta.interval, exact.interval) == ("delta", "jaccard-clopper-pearson")
