@@ -98,6 +98,20 @@ def test_undefined_variance_is_null_in_json_and_reported(evalcert, capsys, csv_f
     assert summary["intervals"]["jeffreys"]["proportion"]["low"] is not None
 
 
+def test_an_unsampled_stratum_is_undefined_not_an_error(evalcert, capsys, csv_file):
+    """No information about one stratum: every estimate and bound null in JSON, undefined in
+    the table, exit 0 (the package's one policy)."""
+    path = csv_file("stratum,size,sampled,positives\nbig,100,30,3\nmissed,50,0,0\n")
+    summary = run_json(evalcert, capsys,
+                       ["stratified", path, "--gain", "1", "--loss", "-1", "--json"])
+    assert summary["proportion"]["estimate"] is None and summary["utility"]["estimate"] is None
+    assert all(v["proportion"] == {"low": None, "high": None}
+               for v in summary["intervals"].values())
+    assert evalcert(["stratified", path, "--gain", "1", "--loss", "-1"]) == 0
+    out = capsys.readouterr().out
+    assert "u (utility)        = undefined" in out and "nan" not in out
+
+
 def test_table_prints_estimates_intervals_and_notes(evalcert, capsys, csv_file):
     path = csv_file("stratum,size,sampled,positives\nall,10,10,2\nnone,500,30,0\n")
     assert evalcert(["stratified", path, "--gain", "1", "--loss", "-3"]) == 0

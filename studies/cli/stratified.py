@@ -15,13 +15,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import re
 from typing import Any
 
 from estimators.sampling import STRATIFIED_METHODS, StratifiedEstimate
 from studies.cli.args import UsageError, amount, file_name, unit_interval
-from studies.cli.counts import shown
+from studies.cli.counts import finite, shown
 
 COLUMNS = ("stratum", "size", "sampled", "positives")
 _COUNT = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "+3" or "٣"
@@ -117,11 +116,6 @@ def read_strata(path: str) -> StratifiedEstimate:
         raise ValueError(f"{path}: {error}") from None
 
 
-def _number(value: float) -> float | None:
-    """JSON has no nan: an undefined quantity is null."""
-    return None if math.isnan(value) else value
-
-
 def stratified_summary(args: argparse.Namespace) -> dict[str, Any]:
     """Everything the command reports, as plain data (shared by the table and JSON outputs)."""
     if not args.gain > args.loss:
@@ -135,8 +129,8 @@ def stratified_summary(args: argparse.Namespace) -> dict[str, Any]:
         p_low, p_high = estimate.confidence_interval(level, method=method)
         u_low, u_high = utility.confidence_interval(level, method=method)
         intervals[method] = {
-            "proportion": {"low": _number(p_low), "high": _number(p_high)},
-            "utility": {"low": _number(u_low), "high": _number(u_high)},
+            "proportion": {"low": finite(p_low), "high": finite(p_high)},
+            "utility": {"low": finite(u_low), "high": finite(u_high)},
         }
     return {
         "file": args.file,
@@ -147,16 +141,16 @@ def stratified_summary(args: argparse.Namespace) -> dict[str, Any]:
         "sample_size": estimate.sample_size,
         "strata": [
             {"stratum": label, "size": int(size), "sampled": int(sampled),
-             "positives": int(positives), "estimate": _number(float(p))}
+             "positives": int(positives), "estimate": finite(float(p))}
             for label, size, sampled, positives, p in zip(
                 estimate.labels, estimate.sizes, estimate.sampled, estimate.positives,
                 estimate.stratum_estimates, strict=True)
         ],
-        "proportion": {"estimate": _number(estimate.estimate),
-                       "variance": _number(estimate.variance),
-                       "standard_error": _number(estimate.standard_error)},
-        "utility": {"estimate": utility.estimate, "mse": _number(utility.mse),
-                    "standard_error": _number(utility.standard_error)},
+        "proportion": {"estimate": finite(estimate.estimate),
+                       "variance": finite(estimate.variance),
+                       "standard_error": finite(estimate.standard_error)},
+        "utility": {"estimate": finite(utility.estimate), "mse": finite(utility.mse),
+                    "standard_error": finite(utility.standard_error)},
         "intervals": intervals,
         "fully_sampled_strata": list(estimate.fully_sampled_strata),
         "boundary_strata": list(estimate.boundary_strata),
