@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import signal
@@ -28,19 +29,29 @@ ROOT = Path(__file__).resolve().parents[1]
 MEAN = get_study("mean_bias")
 
 
-def _slow_generate(params, n_replicates, *, rng=None):
-    time.sleep(0.15)  # makes a kill land mid-run; does not touch the random stream
+def _sleeping_generate(seconds, params, n_replicates, *, rng=None):
+    time.sleep(seconds)  # makes a kill land mid-run; does not touch the random stream
     sample: Sample = MEAN.generate(params, n_replicates, rng=rng)
     return sample
 
 
-# A deliberately slow study for the interruption tests (run as tests.test_engine_run:SLOW).
-SLOW = Study(
-    name="slow_mean", version="1",
-    grids={"quick": Grid({"distribution": ["normal", "exponential"], "n": [3, 4, 5, 6, 7, 8]},
-                         n_replicates=200),
-           "full": Grid({"distribution": ["normal"], "n": [3]}, n_replicates=200)},
-    truth=MEAN.truth, generate=_slow_generate, methods=MEAN.methods)
+def slowed_mean(name: str, seconds: float) -> Study:
+    """mean_bias with every cell ``seconds`` slower: 12 quick cells, long enough to interrupt.
+
+    Run by name as ``test_engine_run:NAME`` (or from a module importing it) with tests/ on the
+    path; the generator is a partial of a module-level function, so workers can unpickle it.
+    """
+    return Study(
+        name=name, version="1",
+        grids={"quick": Grid({"distribution": ["normal", "exponential"],
+                              "n": [3, 4, 5, 6, 7, 8]}, n_replicates=200),
+               "full": Grid({"distribution": ["normal"], "n": [3]}, n_replicates=200)},
+        truth=MEAN.truth, generate=functools.partial(_sleeping_generate, seconds),
+        methods=MEAN.methods)
+
+
+# A deliberately slow study for the interruption tests (run as test_engine_run:SLOW).
+SLOW = slowed_mean("slow_mean", 0.15)
 
 
 def _expanded(results):

@@ -11,30 +11,17 @@ import time
 from pathlib import Path
 
 import pytest
-
-from studies.engine.design import Grid, Sample, Study
-from studies.suite.registry import get_study
+from test_engine_run import slowed_mean
 
 ROOT = Path(__file__).resolve().parents[1]
-MEAN = get_study("mean_bias")
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="reads the process tree from /proc")
 
 
-def _sleepy_generate(params, n_replicates, *, rng=None):
-    time.sleep(0.4)  # keeps both workers mid-cell when the kill lands; no random draws
-    sample: Sample = MEAN.generate(params, n_replicates, rng=rng)
-    return sample
-
-
-# 12 cells of 0.4 s on 2 workers (run as test_process_faults:SLEEPY, with tests/ on the path).
-SLEEPY = Study(
-    name="sleepy_mean", version="1",
-    grids={"quick": Grid({"distribution": ["normal", "exponential"], "n": [3, 4, 5, 6, 7, 8]},
-                         n_replicates=200),
-           "full": Grid({"distribution": ["normal"], "n": [3]}, n_replicates=200)},
-    truth=MEAN.truth, generate=_sleepy_generate, methods=MEAN.methods)
+# 12 cells of 0.4 s on 2 workers, so both are mid-cell when the kill lands (run as
+# test_process_faults:SLEEPY, with tests/ on the path).
+SLEEPY = slowed_mean("sleepy_mean", 0.4)
 
 
 def _study_run(out, *extra):
