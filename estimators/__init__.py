@@ -16,6 +16,7 @@ from estimators.gain import BudgetYield, GainTable, gain_table
 from estimators.interval import Interval
 from estimators.power import (
     LOSCI_METHODS,
+    POSTERIORS,
     CertificationPlan,
     ConfusionPosterior,
     certification_sample_size,
@@ -43,6 +44,7 @@ __all__ = [
     "F1_METHODS",
     "F1_METHODS_BY_DESIGN",
     "LOSCI_METHODS",
+    "POSTERIORS",
     "PROPORTION_METHODS",
     "STRATIFIED_METHODS",
     "BudgetYield",

@@ -5,7 +5,10 @@ certified text classification" (CIKM), section 4:
 
 * the posterior over infinite-population confusion matrices (section 4.3):
   ``R1 ~ Beta(1/2 + tp, 1/2 + fp)`` on the retrieved segment, ``R0 ~ Beta(1/2 + fn, 1/2 + tn)``
-  on the unretrieved one, the retrieved share ``q`` known (default: the sample's);
+  on the unretrieved one, the retrieved share ``q`` known (default: the sample's); or, with
+  ``posterior="dirichlet"``, a Jeffreys Dirichlet posterior on all four cells, which is the same
+  two segment posteriors with ``q ~ Beta(1 + tp + fp, 1 + fn + tn)`` drawn independently of
+  them (the aggregation and neutrality properties of the Dirichlet distribution);
 * Algorithm 1, :func:`theta_star`: the beta-quantile (beta = 1 - power) of the lower bounds of
   the ``confidence_level`` lower one-sided confidence intervals (LOSCI) on F1 computed from
   simulated test sets of a given size;
@@ -43,6 +46,7 @@ from estimators.interval import Interval
 
 __all__ = [
     "LOSCI_METHODS",
+    "POSTERIORS",
     "CertificationPlan",
     "ConfusionPosterior",
     "certification_sample_size",
@@ -56,6 +60,9 @@ Array = NDArray[np.float64]
 # "jaccard-clopper-pearson" is the one whose coverage is guaranteed at every size.
 LOSCI_METHODS: tuple[str, ...] = tuple(m for m in F1_METHODS_BY_DESIGN["srs"]
                                        if m not in ("beta-posterior", "bootstrap"))
+# The posteriors over population confusion matrices: the paper's (retrieved share known) and
+# the Jeffreys Dirichlet on all four cells (retrieved share uncertain).
+POSTERIORS: tuple[str, ...] = ("known-share", "dirichlet")
 # Confidence level of the reported Monte Carlo interval for the planned test size.
 MC_INTERVAL_LEVEL = 0.95
 # The Monte Carlo interval of an unreachable plan: no finite size.
@@ -71,7 +78,13 @@ class ConfusionPosterior:
     tp, fp, fn, tn : int
         The observed (training-time) confusion matrix.
     retrieved_share : float
-        ``q``, the population proportion retrieved, taken as known.
+        ``q``, the population proportion retrieved: known (``model="known-share"``), or the
+        posterior mean of ``q`` (``model="dirichlet"``).
+    model : {"known-share", "dirichlet"}
+        ``"known-share"``: the paper's posterior, ``q`` fixed. ``"dirichlet"``: the Jeffreys
+        ``Dirichlet(1/2 + tp, 1/2 + fp, 1/2 + fn, 1/2 + tn)`` posterior on the four cells; its
+        segment proportions have the same Beta posteriors, and ``q ~ Beta(1 + tp + fp,
+        1 + fn + tn)`` independently of them (`draw_share`).
     """
 
     tp: int
@@ -79,6 +92,7 @@ class ConfusionPosterior:
     fn: int
     tn: int
     retrieved_share: float
+    model: str = "known-share"
 
     def __post_init__(self) -> None:
         for name in ("tp", "fp", "fn", "tn"):
@@ -89,6 +103,7 @@ class ConfusionPosterior:
         if not 0.0 <= share <= 1.0:
             raise ValueError(f"`retrieved_share` must be in [0, 1]; got "
                              f"{check.show(self.retrieved_share)}.")
+        check.choice(self.model, "model", POSTERIORS)
 
     def draw(self, draws: int, *, rng: Any = None) -> tuple[Array, Array]:
         """Draw ``(R1, R0)``: relevant proportions of the retrieved and unretrieved segments."""
@@ -98,21 +113,41 @@ class ConfusionPosterior:
         r0 = generator.beta(0.5 + self.fn, 0.5 + self.tn, size=draws)
         return r1, r0
 
-    def cell_probabilities(self, r1: Array, r0: Array) -> Array:
-        """Population cell probabilities ``(tp, fp, fn, tn)`` per draw, shape ``(draws, 4)``."""
-        r1, r0 = _proportions(r1=r1, r0=r0)
+    def draw_share(self, draws: int, *, rng: Any = None) -> Array:
+        """Draw the retrieved share ``q``: constant when known, else its Beta posterior.
+
+        Under the Dirichlet posterior ``q = p_tp + p_fp ~ Beta(1 + tp + fp, 1 + fn + tn)`` is
+        independent of the segment proportions `draw` gives (Dirichlet aggregation and
+        neutrality), so drawing it from its own stream leaves their draws unchanged.
+        """
+        draws = check.draws(draws)
+        if self.model == "known-share":
+            return np.full(draws, self.retrieved_share)
+        generator = check.generator(rng)
+        share: Array = generator.beta(1.0 + self.tp + self.fp, 1.0 + self.fn + self.tn,
+                                      size=draws)
+        return share
+
+    def cell_probabilities(self, r1: Array, r0: Array, q: Array | None = None) -> Array:
+        """Population cell probabilities ``(tp, fp, fn, tn)`` per draw, shape ``(draws, 4)``.
+
+        ``q``: the retrieved share of each draw (default `retrieved_share`).
+        """
+        r1, r0, q = _proportions(r1=r1, r0=r0, q=self.retrieved_share if q is None else q)
         try:
-            r1, r0 = np.broadcast_arrays(r1, r0)
+            r1, r0, q = np.broadcast_arrays(r1, r0, q)
         except ValueError:
-            raise ValueError(f"`r1` and `r0` must broadcast to one shape; got shapes "
-                             f"{r1.shape} and {r0.shape}.") from None
-        q = self.retrieved_share
+            raise ValueError(f"`r1`, `r0` and `q` must broadcast to one shape; got shapes "
+                             f"{r1.shape}, {r0.shape} and {q.shape}.") from None
         return np.stack([q * r1, q * (1 - r1), (1 - q) * r0, (1 - q) * (1 - r0)], axis=-1)
 
-    def f1(self, r1: Array, r0: Array) -> Array:
-        """Population F1 of each draw (``r1``, ``r0`` proportions in [0, 1])."""
-        r1, r0 = _proportions(r1=r1, r0=r0)
-        return f1_from_segments(np.asarray(self.retrieved_share), r1, r0)
+    def f1(self, r1: Array, r0: Array, q: Array | None = None) -> Array:
+        """Population F1 of each draw (``r1``, ``r0``, ``q`` proportions in [0, 1]).
+
+        ``q``: the retrieved share of each draw (default `retrieved_share`).
+        """
+        r1, r0, q = _proportions(r1=r1, r0=r0, q=self.retrieved_share if q is None else q)
+        return f1_from_segments(q, r1, r0)
 
     @property
     def point_f1(self) -> float:
@@ -164,8 +199,8 @@ def _counts(confusion: Any) -> tuple[int, int, int, int]:
     return counts  # type: ignore[return-value]
 
 
-def confusion_posterior(confusion: Any, *, retrieved_share: float | None = None
-                        ) -> ConfusionPosterior:
+def confusion_posterior(confusion: Any, *, retrieved_share: float | None = None,
+                        posterior: str = "known-share") -> ConfusionPosterior:
     """Posterior over population confusion matrices from an observed matrix (section 4.3).
 
     Parameters
@@ -175,7 +210,10 @@ def confusion_posterior(confusion: Any, *, retrieved_share: float | None = None
         ``(tp, fp, fn, tn)``.
     retrieved_share : float, optional
         Population proportion retrieved, in [0, 1]; default the sample's ``(tp + fp) / n``
-        (the paper's footnote 6).
+        (the paper's footnote 6). Only with ``posterior="known-share"``.
+    posterior : {"known-share", "dirichlet"}
+        The paper's posterior (``q`` known) or the Jeffreys Dirichlet posterior on the four
+        cells (``q`` uncertain); see `ConfusionPosterior`.
 
     Returns
     -------
@@ -188,13 +226,20 @@ def confusion_posterior(confusion: Any, *, retrieved_share: float | None = None
     0.16
     """
     tp, fp, fn, tn = _counts(confusion)
+    model = check.choice(posterior, "posterior", POSTERIORS)
     share = _share(retrieved_share)
+    if model == "dirichlet":
+        if share is not None:
+            raise ValueError("`retrieved_share` must be None with posterior='dirichlet' (the "
+                             f"share is then uncertain); got {check.show(retrieved_share)}.")
+        return ConfusionPosterior(tp, fp, fn, tn, (1 + tp + fp) / (2 + tp + fp + fn + tn),
+                                  model)
     if share is None:
         if tp + fp + fn + tn == 0:
             raise ValueError("`retrieved_share` must be given when `confusion` holds no "
                              "document (the sample's retrieved share is undefined); got None.")
         share = (tp + fp) / (tp + fp + fn + tn)
-    return ConfusionPosterior(tp, fp, fn, tn, share)
+    return ConfusionPosterior(tp, fp, fn, tn, share, model)
 
 
 def _share(retrieved_share: Any) -> float | None:
@@ -218,6 +263,7 @@ class _ThetaStarCurve:
     posterior: ConfusionPosterior
     r1: Array
     r0: Array
+    q: Array
     sampling_seed: np.random.SeedSequence
     confidence_level: float
     quantile: float
@@ -239,7 +285,7 @@ class _ThetaStarCurve:
         A test set with undefined F1 (``tp = e = 0``) cannot certify: its bound is 0.
         """
         rng = np.random.default_rng(self.sampling_seed)
-        q = self.posterior.retrieved_share
+        q = self.q
         p_tp = q * self.r1
         rest = 1.0 - p_tp
         p_errors = q * (1.0 - self.r1) + (1.0 - q) * self.r0
@@ -275,15 +321,18 @@ class _ThetaStarCurve:
 
     def limit(self, rank: int) -> float:
         """Order statistic of population F1 draws: theta_star's limit as the size grows."""
-        f = np.nan_to_num(self.posterior.f1(self.r1, self.r0), nan=0.0)
+        f = np.nan_to_num(self.posterior.f1(self.r1, self.r0, self.q), nan=0.0)
         return float(np.partition(f, rank - 1)[rank - 1])
 
 
 def _curve(posterior: ConfusionPosterior, *, confidence_level: float, power: float, draws: int,
            seed: np.random.SeedSequence, method: str) -> _ThetaStarCurve:
-    posterior_seed, sampling_seed = seed.spawn(2)
+    # The share's stream is spawned third, so the segment draws and the test sets are the same
+    # under both posteriors (common random numbers between them).
+    posterior_seed, sampling_seed, share_seed = seed.spawn(3)
     r1, r0 = posterior.draw(draws, rng=posterior_seed)
-    return _ThetaStarCurve(posterior, r1, r0, sampling_seed, confidence_level, 1.0 - power,
+    q = posterior.draw_share(draws, rng=share_seed)
+    return _ThetaStarCurve(posterior, r1, r0, q, sampling_seed, confidence_level, 1.0 - power,
                            method)
 
 
@@ -328,6 +377,7 @@ def theta_star(
     rng: Any = None,
     interval: str = "delta",
     retrieved_share: float | None = None,
+    posterior: str = "known-share",
 ) -> float:
     """Algorithm 1 (EstimateThetaStar) of Bagdouri et al. (2013), section 4.1.
 
@@ -358,7 +408,11 @@ def theta_star(
         :func:`estimators.f1_ci`), among others. The test set is certified with the same
         interval.
     retrieved_share : float, optional
-        Known population share retrieved; default the sample's.
+        Known population share retrieved; default the sample's (``posterior="known-share"``).
+    posterior : {"known-share", "dirichlet"}
+        The posterior over population confusion matrices (:func:`confusion_posterior`): the
+        paper's, with the retrieved share known, or the Jeffreys Dirichlet posterior on the four
+        cells, with the share uncertain.
 
     Returns
     -------
@@ -374,8 +428,8 @@ def theta_star(
     """
     level, pw, n_draws, method = _check_common(confidence_level, power, draws, interval)
     size = _test_size(test_size, "test_size")
-    posterior = confusion_posterior(confusion, retrieved_share=retrieved_share)
-    curve = _curve(posterior, confidence_level=level, power=pw, draws=n_draws,
+    model = confusion_posterior(confusion, retrieved_share=retrieved_share, posterior=posterior)
+    curve = _curve(model, confidence_level=level, power=pw, draws=n_draws,
                    seed=_root_seed(rng), method=method)
     rank = curve.rank
     return float(np.partition(curve.lower_bounds(size), rank - 1)[rank - 1])
@@ -412,6 +466,9 @@ class CertificationPlan:
     interval : str
         The certification LOSCI the plan is for (one of `LOSCI_METHODS`; ``"delta"`` is the
         paper's).
+    posterior : str
+        The posterior the plan was drawn from (one of `POSTERIORS`; ``"known-share"`` is the
+        paper's).
     """
 
     test_size: int | None
@@ -427,6 +484,7 @@ class CertificationPlan:
     point_f1: float
     test_size_interval: Interval
     interval: str = "delta"
+    posterior: str = "known-share"
 
     def __post_init__(self) -> None:
         # certification_sample_size builds consistent plans; one built by hand is checked
@@ -445,6 +503,7 @@ class CertificationPlan:
         if not isinstance(self.reason, str):
             raise TypeError(f"`reason` must be a string; got {check.show(self.reason)}.")
         check.choice(self.interval, "interval", LOSCI_METHODS)
+        check.choice(self.posterior, "posterior", POSTERIORS)
         if not isinstance(self.test_size_interval, Interval):
             raise TypeError("`test_size_interval` must be an Interval; got "
                             f"{check.show(self.test_size_interval)}.")
@@ -521,6 +580,7 @@ def certification_sample_size(
     rng: Any = None,
     interval: str = "delta",
     retrieved_share: float | None = None,
+    posterior: str = "known-share",
     relative_precision: float | None = None,
     max_draws: int = 256_000,
     max_test_size: int = 10_000_000,
@@ -533,7 +593,7 @@ def certification_sample_size(
         Observed binary confusion matrix; see :func:`confusion_posterior`.
     target : float
         Target F1 ``theta`` in (0, 1).
-    confidence_level, power, draws, rng, interval, retrieved_share
+    confidence_level, power, draws, rng, interval, retrieved_share, posterior
         As for :func:`theta_star`.
     tolerance : float, optional
         ``None`` (default): the smallest test size whose theta_star reaches the target. A number
@@ -591,13 +651,14 @@ def certification_sample_size(
     root = _root_seed(rng)
     seed = int(root.entropy)  # type: ignore[arg-type]
     tp, fp, fn, _ = _counts(confusion)
-    _share(retrieved_share)
+    # checked before the early return, so a bad request fails whatever the counts
+    confusion_posterior((1, 0, 0, 1), retrieved_share=retrieved_share, posterior=posterior)
     observed = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else math.nan
 
     def plan(size: int | None, theta_at: float, limit: float, spread: Interval, reason: str,
              used: int) -> CertificationPlan:
         return CertificationPlan(size, theta_at, theta, level, pw, used, seed, size is not None,
-                                 reason, limit, observed, spread, method)
+                                 reason, limit, observed, spread, method, posterior)
 
     if not observed > theta:  # no information (F1 undefined) cannot certify either
         shown = "undefined: no relevant and no retrieved document" if math.isnan(observed) \
@@ -605,10 +666,10 @@ def certification_sample_size(
         reason = (f"the observed F1 ({shown}) is not above the target "
                   f"{theta:g} (Algorithm 2's check)")
         return plan(None, math.nan, math.nan, _NO_SIZE, reason, n_draws)
-    posterior = confusion_posterior(confusion, retrieved_share=retrieved_share)
+    model = confusion_posterior(confusion, retrieved_share=retrieved_share, posterior=posterior)
     used = n_draws
     batch_seeds = iter(root.spawn(64))
-    result = _plan_once(posterior, theta, level=level, power=pw, draws=used,
+    result = _plan_once(model, theta, level=level, power=pw, draws=used,
                         seed=next(batch_seeds), method=method, tolerance=eps,
                         max_test_size=max_test_size)
     while relative_precision is not None and result[0] is not None and used * 2 <= max_draws:
@@ -616,7 +677,7 @@ def certification_sample_size(
         if spread.high - spread.low <= relative_precision * result[0]:
             break
         used *= 2
-        result = _plan_once(posterior, theta, level=level, power=pw, draws=used,
+        result = _plan_once(model, theta, level=level, power=pw, draws=used,
                             seed=next(batch_seeds), method=method, tolerance=eps,
                             max_test_size=max_test_size)
     return plan(*result, used)

@@ -83,7 +83,7 @@ def _check_unit(value: Any) -> None:
     assert np.all((defined >= -1e-12) & (defined <= 1 + 1e-12)), f"outside [0, 1]: {value}"
 
 
-_TEXT_FIELDS = {"method", "alternative", "design", "reason", "interval"}
+_TEXT_FIELDS = {"method", "alternative", "design", "reason", "interval", "model", "posterior"}
 _OPTIONAL_FIELDS = {"test_size", "population_sizes", "labels"}
 
 
@@ -245,22 +245,27 @@ TARGETS: list[Target] = [
            {"share": 0.5, "whole_bins": True}),
     Target("GainTable.positives_within", _method(_gain, "positives_within"), {"n_items": 2}),
     Target("confusion_posterior", _positional(E.confusion_posterior, "confusion"),
-           {"confusion": (60, 20, 25, 395), "retrieved_share": None}),
+           {"confusion": (60, 20, 25, 395), "retrieved_share": None,
+            "posterior": "known-share"}),
     Target("ConfusionPosterior", E.ConfusionPosterior,
-           {**_COUNTS4, "retrieved_share": 0.16}),
+           {**_COUNTS4, "retrieved_share": 0.16, "model": "dirichlet"}),
+    Target("ConfusionPosterior.draw_share", _method(_posterior, "draw_share"),
+           {"draws": 10, "rng": 1}),
     Target("ConfusionPosterior.draw", _method(_posterior, "draw"), {"draws": 10, "rng": 1}),
-    Target("ConfusionPosterior.f1", _method(_posterior, "f1"), {"r1": 0.7, "r0": 0.06}),
+    Target("ConfusionPosterior.f1", _method(_posterior, "f1"),
+           {"r1": 0.7, "r0": 0.06, "q": None}),
     Target("ConfusionPosterior.cell_probabilities", _method(_posterior, "cell_probabilities"),
-           {"r1": 0.7, "r0": 0.06}),
+           {"r1": 0.7, "r0": 0.06, "q": 0.2}),
     Target("theta_star", _positional(E.theta_star, "confusion", "test_size"),
            {"confusion": (60, 20, 25, 395), "test_size": 200, "confidence_level": 0.95,
             "power": 0.93, "draws": 100, "rng": 1, "interval": "delta",
-            "retrieved_share": None}),
+            "retrieved_share": None, "posterior": "dirichlet"}),
     Target("certification_sample_size",
            _positional(E.certification_sample_size, "confusion", "target"),
            {"confusion": (60, 20, 25, 395), "target": 0.5, "confidence_level": 0.95,
             "power": 0.93, "draws": 100, "tolerance": None, "rng": 1, "interval": "delta",
-            "retrieved_share": None, "relative_precision": None, "max_draws": 400,
+            "retrieved_share": None, "posterior": "dirichlet", "relative_precision": None,
+            "max_draws": 400,
             "max_test_size": 100_000}),
     Target("StratifiedEstimate", _positional(E.StratifiedEstimate, "sizes", "sampled",
                                              "positives"),

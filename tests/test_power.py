@@ -49,6 +49,39 @@ def test_posterior_draws_have_the_jeffreys_beta_moments():
     np.testing.assert_allclose(probs[:, :2].sum(axis=1), post.retrieved_share)
 
 
+def test_dirichlet_posterior_cells_have_numpys_dirichlet_moments():
+    # Reference: numpy's own Dirichlet sampler on the four cells. The segment-and-share draws
+    # must give each cell probability the same mean and variance (Dirichlet aggregation and
+    # neutrality); 8 checks at 4.5 MCSE each: family-wise false alarms below 1e-4.
+    post = confusion_posterior(EXAMPLE, posterior="dirichlet")
+    draws = 200_000
+    r1, r0 = post.draw(draws, rng=12)
+    cells = post.cell_probabilities(r1, r0, post.draw_share(draws, rng=13))
+    reference = np.random.default_rng(14).dirichlet(np.add(EXAMPLE, 0.5), size=draws)
+    for ours, theirs in zip(cells.T, reference.T, strict=True):
+        assert abs(ours.mean() - theirs.mean()) < 4.5 * math.sqrt(2 * theirs.var() / draws)
+        spread = np.sqrt(2 * np.var((theirs - theirs.mean()) ** 2) / draws)
+        assert abs(ours.var() - theirs.var()) < 4.5 * spread
+    assert post.retrieved_share == pytest.approx((1 + 80) / (2 + 500))
+
+
+def test_dirichlet_posterior_keeps_the_segment_draws_and_widens_f1():
+    # Same seed: the same segment draws and test sets, the share now uncertain, so the
+    # posterior of population F1 is wider and theta_star's limit lower.
+    known = certification_sample_size(EXAMPLE, 0.6, rng=7)
+    dirichlet = certification_sample_size(EXAMPLE, 0.6, rng=7, posterior="dirichlet")
+    assert dirichlet.posterior == "dirichlet" and known.posterior == "known-share"
+    assert dirichlet.limit < known.limit
+    assert dirichlet.test_size > known.test_size
+    r1, r0 = confusion_posterior(EXAMPLE).draw(50, rng=3)
+    again = confusion_posterior(EXAMPLE, posterior="dirichlet").draw(50, rng=3)
+    np.testing.assert_array_equal(np.stack([r1, r0]), np.stack(again))
+    with pytest.raises(ValueError, match=r"`retrieved_share` must be None with posterior="):
+        theta_star(EXAMPLE, 100, posterior="dirichlet", retrieved_share=0.2)
+    with pytest.raises(ValueError, match=r"`posterior` must be one of"):
+        certification_sample_size(EXAMPLE, 0.6, posterior="beta")
+
+
 def test_retrieved_share_defaults_to_the_sample_and_can_be_given():
     assert confusion_posterior(EXAMPLE).retrieved_share == 80 / 500
     assert confusion_posterior(EXAMPLE, retrieved_share=0.2).retrieved_share == 0.2
