@@ -57,7 +57,7 @@ __all__ = ["COMPARISONS", "FAILS", "HOLDS", "NOT_RUN", "Claim", "Verdict", "eval
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
-SHARES: tuple[str, ...] = ("coverage", "be_coverage", "rejection")
+SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection")
 _Z95 = float(stats.norm.isf(0.05))
 HOLDS, FAILS, NOT_RUN = "HOLDS", "FAILS", "NOT RUN"
 _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}

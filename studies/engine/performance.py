@@ -20,6 +20,28 @@ measure               estimate                           MCSE
 ``rejection``         ``mean 1(reject)``                 ``sqrt(r (1 - r) / R)``
 ====================  =================================  =========================================
 
+Procedures that decide whether to test at all (a certification attempted only when the
+estimate clears the target) mark a replicate without a test by a nan ``reject``, and may
+report the sample size they planned or used (``size``, nan where none). For them:
+
+=========================  ===================================  ================================
+measure                    estimate                             MCSE
+=========================  ===================================  ================================
+``tested``                 ``t = mean 1(a test was made)``      ``sqrt(t (1 - t) / R)``
+``rejection``              as above; no test: not rejected      ``sqrt(r (1 - r) / R)``
+``conditional_rejection``  ``c``: share of the ``T = t R``      ``sqrt(c (1 - c) / T)``
+                           tests that rejected
+``mean_size``              mean ``size`` where defined          ``sqrt(var(size) / T_s)``
+``median_size``,           the 1/2, 1/4, 3/4 quantiles of       ``(x_hi - x_lo) / (2 z)``
+``lower_quartile_size``,   ``size`` where defined (inverted
+``upper_quartile_size``    CDF)
+=========================  ===================================  ================================
+
+``T_s`` is the number of replicates with a size. A quantile's MCSE is distribution-free:
+``x_lo``, ``x_hi`` are the quantiles at ``q -/+ z sqrt(q (1 - q) / T_s)``, ``z = 1.96`` (the
+order-statistic confidence interval of a quantile, Hahn & Meeker 1991, section 5.2, divided
+by its width in standard errors).
+
 ``e_i = (t_i - theta)^2``. ``model_se_error`` is a proportion (Morris et al. report it in percent).
 ``K = mean (t_i - t_bar)^4 / (mean (t_i - t_bar)^2)^2`` is the estimates' sample kurtosis: the
 MCSE of ``S`` by the delta method on ``S^2`` without assuming normal estimates, as in the R
@@ -64,7 +86,8 @@ Array = NDArray[np.float64]
 
 MEASURES: tuple[str, ...] = (
     "bias", "relative_bias", "empirical_se", "mse", "model_se", "model_se_error",
-    "coverage", "be_coverage", "width", "rejection",
+    "coverage", "be_coverage", "width", "tested", "rejection", "conditional_rejection",
+    "mean_size", "median_size", "lower_quartile_size", "upper_quartile_size",
 )
 # Which fields of `Estimates` each measure needs.
 _NEEDS: dict[str, tuple[str, ...]] = {
@@ -77,9 +100,19 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "coverage": ("low", "high"),
     "be_coverage": ("estimate", "low", "high"),
     "width": ("low", "high"),
+    "tested": ("reject",),
     "rejection": ("reject",),
+    "conditional_rejection": ("reject",),
+    "mean_size": ("size",),
+    "median_size": ("size",),
+    "lower_quartile_size": ("size",),
+    "upper_quartile_size": ("size",),
 }
-FIELDS: tuple[str, ...] = ("estimate", "se", "low", "high", "reject")
+FIELDS: tuple[str, ...] = ("estimate", "se", "low", "high", "reject", "size")
+# The quantile of each quantile measure of ``size``.
+_SIZE_QUANTILES: dict[str, float] = {"lower_quartile_size": 0.25, "median_size": 0.5,
+                                     "upper_quartile_size": 0.75}
+_Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -97,15 +130,19 @@ class Estimates:
         Model-based standard errors.
     low, high : numpy.ndarray or None
         Interval bounds.
-    reject : numpy.ndarray of bool or None
-        Whether the method's test rejected its null hypothesis.
+    reject : numpy.ndarray of bool or float, or None
+        Whether the method's test rejected its null hypothesis (1 or True), or not (0); nan
+        where the method made no test.
+    size : numpy.ndarray or None
+        The sample size the method's procedure planned or used; nan where it planned none.
     """
 
     estimate: Array | None = None
     se: Array | None = None
     low: Array | None = None
     high: Array | None = None
-    reject: NDArray[np.bool_] | None = None
+    reject: NDArray[Any] | None = None
+    size: Array | None = None
 
     def arrays(self) -> dict[str, NDArray[Any]]:
         """The fields that are present, by name."""
@@ -266,6 +303,56 @@ def _interval_measures(est: Estimates, theta: float, wt: _Weights) -> dict[str, 
     return out
 
 
+def _test_measures(reject: Array, wt: _Weights) -> dict[str, Measure]:
+    """``tested``, ``rejection`` and ``conditional_rejection`` (nan: no test made)."""
+    made = ~np.isnan(reject)
+    tested = wt.mean(made)
+    share = wt.mean(np.where(made, reject, 0.0))
+    out = {"tested": Measure(tested, wt.se_of_proportion(tested)),
+           "rejection": Measure(share, wt.se_of_proportion(share))}
+    if tested > 0:
+        conditional = min(max(share / tested, 0.0), 1.0)
+        spread = 0.0 if wt.n is None else math.sqrt(conditional * (1.0 - conditional)
+                                                    / (tested * wt.n))
+        out["conditional_rejection"] = Measure(conditional, spread)
+    else:
+        out["conditional_rejection"] = Measure(math.nan, math.nan)
+    return out
+
+
+def _weighted_quantile(sorted_x: Array, cumulative: Array, q: float) -> float:
+    """Inverted-CDF quantile: the smallest x whose cumulative weight reaches ``q``."""
+    position = int(np.searchsorted(cumulative, min(max(q, 0.0), 1.0) - 1e-12))
+    return float(sorted_x[min(position, sorted_x.size - 1)])
+
+
+def _size_measures(size: Array, wt: _Weights) -> dict[str, Measure]:
+    """The mean and quartiles of ``size`` over the replicates that have one."""
+    defined = ~np.isnan(size)
+    weight = wt.w[defined]
+    if weight.sum() <= 0:
+        return {name: Measure(math.nan, math.nan)
+                for name in ("mean_size", *_SIZE_QUANTILES)}
+    x = size[defined]
+    share = weight / weight.sum()
+    count = None if wt.n is None else float(wt.n * weight.sum())
+    mean = float(np.sum(share * x))
+    variance = float(np.sum(share * (x - mean) ** 2))
+    out = {"mean_size": Measure(mean, 0.0 if count is None or count < 2
+                                else math.sqrt(variance / (count - 1)))}
+    order = np.argsort(x, kind="stable")
+    sorted_x, cumulative = x[order], np.cumsum(share[order])
+    for name, q in _SIZE_QUANTILES.items():
+        value = _weighted_quantile(sorted_x, cumulative, q)
+        spread = 0.0
+        if count is not None:
+            half = _Z95 * math.sqrt(q * (1.0 - q) / count)
+            spread = (_weighted_quantile(sorted_x, cumulative, q + half)
+                      - _weighted_quantile(sorted_x, cumulative, q - half)) / (2.0 * _Z95)
+        out[name] = Measure(value, spread)
+    return out
+
+
 def _checked(measures: Iterable[str], estimates: Estimates
              ) -> tuple[tuple[str, ...], dict[str, NDArray[Any]]]:
     """Validate the measure names and the estimate arrays (1-d, one length)."""
@@ -342,8 +429,9 @@ def performance(
     if est.low is not None and est.high is not None:
         found |= _interval_measures(est, theta, wt)
     if est.reject is not None:
-        share = wt.mean(est.reject)
-        found["rejection"] = Measure(share, wt.se_of_proportion(share))
+        found |= _test_measures(np.asarray(est.reject, dtype=np.float64), wt)
+    if est.size is not None:
+        found |= _size_measures(np.asarray(est.size, dtype=np.float64), wt)
     ordered = {name: found[name] for name in MEASURES if name in wanted and name in found}
     return Performance(measures=ordered, n_replicates=wt.n)
 
@@ -394,8 +482,36 @@ def _exact_values(est: Estimates, theta: Array, prob: Array) -> dict[str, Array]
             found["be_coverage"] = _row_means(
                 prob, (est.low <= t_bar[:, None]) & (t_bar[:, None] <= est.high))
     if est.reject is not None:
-        found["rejection"] = _row_means(prob, est.reject)
+        reject = np.asarray(est.reject, dtype=np.float64)
+        made = ~np.isnan(reject)
+        found["tested"] = _row_means(prob, made)
+        found["rejection"] = _row_means(prob, np.where(made, reject, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            found["conditional_rejection"] = np.where(
+                found["tested"] > 0, found["rejection"] / found["tested"], math.nan)
+    if est.size is not None:
+        found |= _exact_size_values(np.asarray(est.size, dtype=np.float64), prob)
     return found
+
+
+def _exact_size_values(size: Array, prob: Array) -> dict[str, Array]:
+    """Each cell's mean and quartiles of ``size`` where it is defined."""
+    defined = ~np.isnan(size)
+    x = size[defined]
+    order = np.argsort(x, kind="stable")
+    found: dict[str, list[float]] = {name: [] for name in ("mean_size", *_SIZE_QUANTILES)}
+    for row in prob[:, defined]:
+        total = row.sum()
+        if total <= 0:
+            for values in found.values():
+                values.append(math.nan)
+            continue
+        share = row / total
+        found["mean_size"].append(float(np.sum(share * x)))
+        cumulative = np.cumsum(share[order])
+        for name, q in _SIZE_QUANTILES.items():
+            found[name].append(_weighted_quantile(x[order], cumulative, q))
+    return {name: np.asarray(values, dtype=np.float64) for name, values in found.items()}
 
 
 def _probability_matrix(probability: Any, cells: int, size: int) -> Array:

@@ -56,7 +56,7 @@ __all__ = ["ADDED", "EXACT_TOLERANCE", "FAMILYWISE_ERROR", "IMPROVEMENT", "REGRE
 
 EXACT_TOLERANCE = 1e-9
 FAMILYWISE_ERROR = 1e-3
-SHARES: tuple[str, ...] = ("coverage", "be_coverage", "rejection")
+SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection")
 _Z90 = float(stats.norm.isf(0.10))
 # Measures with a direction: toward the nominal level, toward 0, or down.
 _TOWARD_NOMINAL = ("coverage", "be_coverage")

@@ -82,6 +82,12 @@ LEGEND: dict[str, str] = {
     "width": "the mean width of the intervals",
     "rejection": "the share of replicates a method flags (for F1 intervals: undefined, which "
                  "counts as not covering)",
+    "tested": "the share of replicates in which the method made its test (a certification "
+              "attempted)",
+    "conditional_rejection": "the share of the tests made that rejected (certifications "
+                             "attempted that passed)",
+    "size": "the sample size a procedure planned (mean, median and quartiles over the "
+            "replicates that planned one)",
     "bias": "mean estimate minus the true value; relative bias divides it by the true value",
     "empirical SE": "the standard deviation of the estimates",
     "model SE error": "the mean model-based SE over the empirical SE, minus 1",

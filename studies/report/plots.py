@@ -85,7 +85,13 @@ MEASURE_LABELS: dict[str, str] = {
     "mse": "mean squared error (squared units of the estimand)",
     "model_se": "model SE (root mean squared SE, units of the estimand)",
     "model_se_error": "relative error of model SE (model SE / empirical SE - 1)",
+    "tested": "share of replicates in which a test was made",
     "rejection": "rejection rate (share of replicates rejecting)",
+    "conditional_rejection": "rejection rate among the tests made",
+    "mean_size": "mean planned or used sample size",
+    "median_size": "median planned or used sample size",
+    "lower_quartile_size": "lower quartile of the planned or used sample size",
+    "upper_quartile_size": "upper quartile of the planned or used sample size",
 }
 """Axis label of each measure of `studies.engine.MEASURES`, with its units."""
 
