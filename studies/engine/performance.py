@@ -306,8 +306,9 @@ def _interval_measures(est: Estimates, theta: float, wt: _Weights) -> dict[str, 
 def _test_measures(reject: Array, wt: _Weights) -> dict[str, Measure]:
     """``tested``, ``rejection`` and ``conditional_rejection`` (nan: no test made)."""
     made = ~np.isnan(reject)
-    tested = wt.mean(made)
-    share = wt.mean(np.where(made, reject, 0.0))
+    tested, share = wt.mean(made), wt.mean(np.where(made, reject, 0.0))
+    if wt.n is not None:  # counts of replicates: exact multiples of 1 / R, not rounded sums
+        tested, share = round(tested * wt.n) / wt.n, round(share * wt.n) / wt.n
     out = {"tested": Measure(tested, wt.se_of_proportion(tested)),
            "rejection": Measure(share, wt.se_of_proportion(share))}
     if tested > 0:

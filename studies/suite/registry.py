@@ -22,6 +22,7 @@ STUDY_MODULES: dict[str, str] = {
     "coverage_f1_exact": "studies.suite.coverage_f1_exact",
     "coverage_proportion": "studies.suite.coverage_proportion",
     "mean_bias": "studies.suite.mean_bias",
+    "power_calibration": "studies.suite.power_calibration",
 }
 
 

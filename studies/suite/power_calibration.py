@@ -1,0 +1,411 @@
+"""Power calibration: does a test set sized for 93% power pass 93% of the time?
+
+Aims
+    Repeat the validation of Bagdouri et al. (2013), section 4.3 and Table 1, of Algorithm 2
+    (`estimators.certification_sample_size`): treat a confusion matrix as an infinite
+    population, take a labelled sample from it, size a certification test set from the
+    sample's posterior for power ``1 - beta = 0.93``, draw a test set of that size from the
+    true population, and count how often its lower one-sided 95% confidence interval (LOSCI)
+    clears the threshold ``theta``. A calibrated planner passes 93% of its attempts. The
+    table's numbers did not survive in the seed text: the study reproduces the protocol and
+    reports what it finds, calibrated or not, and asks which factors decide it: the sample's
+    size and origin (a held-out sample, a pessimistic cross-validation estimate, an optimistic
+    best-of-k selection), the posterior (the paper's, with the retrieved share known, or a
+    Dirichlet posterior on all four cells) and the certification interval.
+Data-generating mechanisms
+    A population is given by its prevalence ``pi`` and F1 ``F`` with precision = recall = ``F``
+    (an SVM at its break-even point): cell proportions ``p = (pi F, pi (1 - F), pi (1 - F),
+    1 - pi (2 - F))``, spanning the RCV1-v2 topics of section 5.1 (prevalence 3.1%-47.4%, F1
+    about 0.4-0.95). ``theta = f F``. One replicate (`pass_rate` runs the same steps for one
+    population):
+
+    1. the practitioner's labelled sample ``M`` of ``r`` documents, by ``source``:
+       ``unbiased``: ``M ~ Multinomial(r, p)`` (a held-out sample); ``pessimistic``: ``M``
+       drawn from a classifier of the same prevalence whose F1 is lower by ``PESSIMISM =
+       0.05`` (cross-validation trains on ``(n - 1) / n`` of the data and understates F1, by up
+       to 0.08 at small training sets: section 5.2, Figure 3); ``optimistic``: the best by F1
+       of ``SELECTED_FROM = 5`` independent samples (picking the best-looking of several
+       estimates, the sequential-selection effect of section 6);
+    2. not attempted when ``F1(M) <= theta`` (Algorithm 2, line 1);
+    3. ``s = certification_sample_size(M, theta, confidence_level=0.95, power=0.93,
+       draws=1000, interval=..., posterior=...)``; not attempted when unreachable (``theta`` at
+       or above the posterior limit of theta_star);
+    4. ``C ~ Multinomial(s, p)``; the replicate passes when the same interval's LOSCI lower
+       bound on ``C`` exceeds ``theta``.
+
+    Each replicate's planner and test set have their own seeds, drawn with ``M`` in
+    `generate`, so every method sees the same samples and seeds. Quick grid: one population
+    (``pi = 0.15``, ``F = 0.85``), ``f`` 0.85, 0.95, ``r = 500``, three sources x two
+    posteriors (12 cells, 100 replicates). Full grid: six populations (``pi`` 0.031, 0.15,
+    0.474 x ``F`` 0.5, 0.85), ``f`` 0.80-0.95, ``r`` 200-2,000, three sources x two posteriors
+    (576 cells, 200 replicates).
+Estimands
+    ``theta``: each method reports the sample's F1, so the bias is Table 1's ``mean(F1(M) -
+    theta)``, and the pass indicator, whose target is the nominal power 0.93.
+Methods
+    The certification interval, used both to plan and to certify: ``delta`` (the paper's,
+    section 4.1) and ``jaccard-clopper-pearson`` (coverage guaranteed at every size; see
+    `estimators.f1_ci`). Both with the paper's known-share posterior and with the Dirichlet
+    posterior (grid parameter ``posterior``). The Monte Carlo ``beta-posterior`` interval is
+    left out: the planner evaluates the LOSCI of 1,000 simulated test sets at each of about
+    20 candidate sizes, per replicate.
+Performance measures
+    ``tested`` (the attempt rate), ``conditional_rejection`` (the pass rate among attempts,
+    against 0.93), ``rejection`` (the pass rate overall), each with its MCSE; the planned test
+    size (``median_size``, quartiles, ``mean_size``); ``bias`` (``mean(F1(M) - theta)``).
+
+References
+----------
+Bagdouri, M., Webber, W., Lewis, D. D. & Oard, D. W. (2013). Towards minimizing the annotation
+cost of certified text classification. *CIKM* (seed 000), sections 4.1-4.3 (Algorithms 1-2,
+the posterior), 5.1 (RCV1-v2), 5.2 (Figure 3), 6, Table 1. Morris, White & Crowther (2019),
+*Statistics in Medicine* 38, 2074-2102.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from estimators import LOSCI_METHODS, POSTERIORS, certification_sample_size, f1_ci
+from studies.engine import StudyResult
+from studies.engine.claims import Claim
+from studies.engine.design import Figure, Grid, Params, Sample, Study
+from studies.engine.performance import Estimates
+
+__all__ = ["CLAIMS", "PESSIMISM", "SELECTED_FROM", "SOURCES", "STUDY", "PassRate",
+           "pass_rate", "population", "summary_table"]
+
+Array = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+LEVEL, POWER, DRAWS = 0.95, 0.93, 1000
+PESSIMISM = 0.05
+SELECTED_FROM = 5
+SOURCES: tuple[str, ...] = ("unbiased", "pessimistic", "optimistic")
+METHODS: tuple[str, ...] = ("delta", "jaccard-clopper-pearson")
+
+
+def population(prevalence: float, f1: float) -> Array:
+    """Cell proportions ``(tp, fp, fn, tn)`` of a classifier with precision = recall = ``f1``."""
+    tp, error = prevalence * f1, prevalence * (1.0 - f1)
+    return np.array([tp, error, error, 1.0 - tp - 2.0 * error])
+
+
+def _sample_f1(counts: IntArray) -> Array:
+    """F1 of each row of counts (nan when undefined: no relevant and no retrieved document)."""
+    tp = counts[..., 0].astype(np.float64)
+    denominator = 2.0 * tp + counts[..., 1] + counts[..., 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1: Array = np.where(denominator > 0, 2.0 * tp / denominator, math.nan)
+    return f1
+
+
+def _labelled_samples(gen: np.random.Generator, params: Params, n: int) -> IntArray:
+    """The practitioner's sample ``M`` of each replicate, by the cell's ``source``."""
+    prevalence, f1, r = float(params["prevalence"]), float(params["f1"]), int(params["r"])
+    source = params["source"]
+    if source == "pessimistic":
+        counts: IntArray = gen.multinomial(r, population(prevalence, f1 - PESSIMISM), size=n)
+        return counts
+    if source == "optimistic":
+        candidates = gen.multinomial(r, population(prevalence, f1), size=(n, SELECTED_FROM))
+        best = np.argmax(np.nan_to_num(_sample_f1(candidates), nan=-1.0), axis=1)
+        chosen: IntArray = candidates[np.arange(n), best]
+        return chosen
+    unbiased: IntArray = gen.multinomial(r, population(prevalence, f1), size=n)
+    return unbiased
+
+
+def threshold(params: Params) -> float:
+    """``theta = f F``: the certification threshold of a cell."""
+    return float(params["f"]) * float(params["f1"])
+
+
+def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
+    """Per replicate: the labelled sample ``M`` (4 counts) and the seeds of its plan and test."""
+    gen = np.random.default_rng(rng)
+    counts = _labelled_samples(gen, params, n_replicates)
+    seeds = gen.integers(2**63, size=(n_replicates, 2), dtype=np.int64)
+    return Sample(data=(counts, seeds), size=n_replicates)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """Per replicate: the planned size (nan: not attempted) and the pass (nan: no test)."""
+
+    size: Array
+    passed: Array
+
+
+def _certify(counts: IntArray, seeds: IntArray, cells: Array, theta: float, *, interval: str,
+             posterior: str, confidence_level: float, power: float, draws: int) -> _Outcome:
+    """Algorithm 2 on each sample, then one certification test set per attempt.
+
+    The planner is `certification_sample_size` itself, called once per replicate whose
+    sample clears ``theta`` (each call is vectorized over its posterior draws); the test sets
+    of every attempt are drawn at once.
+    """
+    size = np.full(len(counts), math.nan)
+    for i in np.flatnonzero(_sample_f1(counts) > theta):
+        plan = certification_sample_size(
+            counts[i].tolist(), theta, confidence_level=confidence_level, power=power,
+            draws=draws, interval=interval, posterior=posterior, rng=int(seeds[i, 0]))
+        if plan.test_size is not None:
+            size[i] = plan.test_size
+    passed = np.full(len(counts), math.nan)
+    attempted = np.flatnonzero(~np.isnan(size))
+    if attempted.size:
+        # one stream for the cell's test sets, from the first replicate's second seed
+        gen = np.random.default_rng(int(seeds[0, 1]))
+        tests = gen.multinomial(size[attempted].astype(np.int64), cells)
+        low = f1_ci(*tests.T, method=interval, confidence_level=confidence_level,
+                    alternative="greater").low
+        passed[attempted] = np.nan_to_num(np.asarray(low, dtype=np.float64), nan=0.0) > theta
+    return _Outcome(size, passed)
+
+
+def _certified(interval: str, data: tuple[IntArray, IntArray], params: Params) -> Estimates:
+    """Plan with Algorithm 2 and certify with the ``interval`` LOSCI (`_certify`)."""
+    counts, seeds = data
+    found = _certify(counts, seeds,
+                     population(float(params["prevalence"]), float(params["f1"])),
+                     threshold(params), interval=interval, posterior=str(params["posterior"]),
+                     confidence_level=LEVEL, power=POWER, draws=DRAWS)
+    return Estimates(estimate=_sample_f1(counts), reject=found.passed, size=found.size)
+
+
+@dataclass(frozen=True)
+class PassRate:
+    """How often Algorithm 2's plans pass on one population (`pass_rate`).
+
+    Attributes
+    ----------
+    attempt_rate : float
+        Share of replicates whose sample cleared the threshold and gave a reachable plan.
+    pass_rate, pass_rate_mcse : float
+        Share of the attempts whose certification test set passed, and its MCSE
+        ``sqrt(p (1 - p) / attempts)`` (nan when nothing was attempted).
+    mean_test_size, median_test_size : float
+        Of the planned test sizes (nan when nothing was attempted).
+    repetitions, attempts : int
+        Replicates run, and attempts among them.
+    """
+
+    attempt_rate: float
+    pass_rate: float
+    pass_rate_mcse: float
+    mean_test_size: float
+    median_test_size: float
+    repetitions: int
+    attempts: int
+
+
+def pass_rate(population: Sequence[float], *, sample_size: int, threshold: float,
+              repetitions: int, confidence_level: float = 0.95, power: float = 0.93,
+              draws: int = 1000, interval: str = "delta", posterior: str = "known-share",
+              rng: Any = None) -> PassRate:
+    """Pass rate of certification test sets sized by Algorithm 2, on one population.
+
+    Each of ``repetitions`` replicates draws a labelled sample of ``sample_size`` documents
+    from ``population``, plans a test set with `estimators.certification_sample_size` when
+    the sample's F1 exceeds ``threshold``, draws that test set from ``population`` and checks
+    whether its LOSCI lower bound exceeds ``threshold`` (Bagdouri et al. 2013, section 4.3).
+
+    Parameters
+    ----------
+    population : sequence of 4 floats
+        Cell proportions ``(tp, fp, fn, tn)``, summing to 1.
+    sample_size : int
+        ``r``, the labelled sample's size.
+    threshold : float
+        ``theta`` in (0, 1).
+    repetitions : int
+        Replicates (at least 2).
+    confidence_level, power, draws, interval, posterior
+        As for `estimators.certification_sample_size`.
+    rng : Generator, SeedSequence, int or None
+        Randomness.
+
+    Returns
+    -------
+    PassRate
+
+    Examples
+    --------
+    A population whose F1 is 0.97 against a threshold of 0.5: every sample is attempted and
+    every test set passes.
+
+    >>> found = pass_rate([0.485, 0.015, 0.015, 0.485], sample_size=200, threshold=0.5,
+    ...                   repetitions=20, rng=1)
+    >>> found.attempt_rate, found.pass_rate, found.pass_rate_mcse
+    (1.0, 1.0, 0.0)
+    """
+    try:
+        cells = np.asarray(population, dtype=np.float64)
+    except (TypeError, ValueError):
+        cells = np.full(0, math.nan)
+    if cells.shape != (4,) or not (cells >= 0).all() or not math.isclose(cells.sum(), 1.0,
+                                                                         abs_tol=1e-9):
+        raise ValueError("`population` must be 4 non-negative proportions (tp, fp, fn, tn) "
+                         f"summing to 1; got {population!r}.")
+    for name, value, least in (("sample_size", sample_size, 1), ("repetitions", repetitions, 2)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
+            raise ValueError(f"`{name}` must be an integer >= {least}; got {value!r}.")
+    if not isinstance(threshold, int | float) or not 0.0 < threshold < 1.0:
+        raise ValueError(f"`threshold` must be a number in (0, 1); got {threshold!r}.")
+    for name, value, allowed in (("interval", interval, LOSCI_METHODS),
+                                 ("posterior", posterior, POSTERIORS)):
+        if value not in allowed:
+            raise ValueError(f"`{name}` must be one of {', '.join(allowed)}; got {value!r}.")
+    r, n, theta = int(sample_size), int(repetitions), float(threshold)
+    gen = np.random.default_rng(rng)
+    counts: IntArray = gen.multinomial(r, cells / cells.sum(), size=n)
+    seeds = gen.integers(2**63, size=(n, 2), dtype=np.int64)
+    found = _certify(counts, seeds, cells / cells.sum(), theta, interval=interval,
+                     posterior=posterior, confidence_level=confidence_level, power=power,
+                     draws=draws)
+    attempted = ~np.isnan(found.size)
+    attempts = int(attempted.sum())
+    if not attempts:
+        return PassRate(0.0, math.nan, math.nan, math.nan, math.nan, n, 0)
+    share = float(found.passed[attempted].mean())
+    return PassRate(attempts / n, share, math.sqrt(share * (1.0 - share) / attempts),
+                    float(found.size[attempted].mean()),
+                    float(np.median(found.size[attempted])), n, attempts)
+
+
+def _combined(values: Sequence[float], mcses: Sequence[float]) -> tuple[float, float]:
+    """Mean of defined values and its MCSE ``sqrt(sum MCSE^2) / count``."""
+    pairs = [(v, m) for v, m in zip(values, mcses, strict=True) if v == v]
+    if not pairs:
+        return math.nan, math.nan
+    return (sum(v for v, _ in pairs) / len(pairs),
+            math.sqrt(sum(m * m for _, m in pairs)) / len(pairs))
+
+
+_SUMMARY_MEASURES = ("tested", "conditional_rejection", "rejection", "bias", "median_size",
+                     "lower_quartile_size", "upper_quartile_size")
+
+
+def summary_table(result: StudyResult) -> list[dict[str, Any]]:
+    """Table 1 of the paper, ours: by source, posterior, interval, ``f`` and ``r``.
+
+    Each measure is the mean over the populations of the row (with MCSE ``sqrt(sum
+    MCSE^2) / count``): attempt rate, pass rate among attempts (against 0.93), overall pass
+    rate, ``mean(F1(M) - theta)`` and the planned test size (median and quartiles, means of
+    the populations'). ``populations`` counts those with an attempt.
+    """
+    groups: dict[tuple[Any, ...], dict[str, list[tuple[float, float]]]] = {}
+    for cell in result.expanded().cells:
+        p = cell.params
+        for method, perf in cell.performance.items():
+            key = (p["source"], p["posterior"], method, p["f"], p["r"])
+            found = groups.setdefault(key, {m: [] for m in _SUMMARY_MEASURES})
+            for name in _SUMMARY_MEASURES:
+                measure = perf.measures.get(name)
+                found[name].append((measure.value, measure.mcse) if measure is not None
+                                   else (math.nan, math.nan))
+    rows = []
+    for (source, posterior, method, f, r), found in groups.items():
+        row: dict[str, Any] = {"source": source, "posterior": posterior, "method": method,
+                               "f": f, "r": r}
+        for name, pairs in found.items():
+            value, mcse = _combined([v for v, _ in pairs], [m for _, m in pairs])
+            label = {"tested": "attempt_rate", "conditional_rejection": "pass_rate",
+                     "rejection": "overall_pass_rate", "bias": "mean_f1_minus_theta"
+                     }.get(name, name)
+            row[label] = value
+            row[f"{label}_mcse"] = mcse
+        row["populations"] = sum(1 for v, _ in found["conditional_rejection"] if v == v)
+        rows.append(row)
+    return rows
+
+
+_NOMINAL = POWER
+CLAIMS = (
+    Claim("unbiased-sample-calibrated",
+          "Planned from an unbiased held-out sample, certification passes at least the nominal "
+          "93% of its attempts (Bagdouri et al. 2013, section 4.3 and Table 1: 'our inference "
+          "method is accurate at predicting the sample size required').",
+          METHODS, "conditional_rejection", "at_least", target=_NOMINAL,
+          where="source == 'unbiased'"),
+    Claim("pessimistic-sample-over-powered",
+          "Planned from a pessimistic sample (F1 understated by 0.05, as cross-validation does "
+          "with small training sets), certification passes more than 93% of its attempts.",
+          METHODS, "conditional_rejection", "at_least", target=_NOMINAL,
+          where="source == 'pessimistic'"),
+    Claim("optimistic-sample-under-powered",
+          "Planned from an optimistic sample (the best of 5 estimates), certification passes "
+          "at most 93% of its attempts.",
+          METHODS, "conditional_rejection", "at_most", target=_NOMINAL,
+          where="source == 'optimistic'"),
+)
+
+_ONE_POPULATION = "prevalence == 0.15 and f1 == 0.85"
+
+FIGURES = (
+    Figure("measure_by",
+           "Table 1's picture: the pass rate among attempts of test sets planned from an "
+           "unbiased sample with the paper's posterior, against the labelled sample's size, "
+           "for each threshold fraction f, beside the nominal 0.93 (dashed); bars are +-1.96 "
+           "MCSE.",
+           where=f"{_ONE_POPULATION} and source == 'unbiased' and posterior == 'known-share'",
+           options={"measure": "conditional_rejection", "x": "r", "panel_by": "f",
+                    "reference": _NOMINAL, "log_x": True}),
+    Figure("measure_by",
+           "The same with the Dirichlet posterior: the retrieved share is uncertain, the "
+           "posterior of F1 wider and the planned test sets larger.",
+           where=f"{_ONE_POPULATION} and source == 'unbiased' and posterior == 'dirichlet'",
+           options={"measure": "conditional_rejection", "x": "r", "panel_by": "f",
+                    "reference": _NOMINAL, "log_x": True}),
+    Figure("measure_by",
+           "Where the labelled sample comes from decides calibration: a pessimistic sample "
+           "over-powers the test, an optimistic one (the best of 5) under-powers it (delta "
+           "interval, paper's posterior).",
+           where=f"{_ONE_POPULATION} and posterior == 'known-share'",
+           options={"measure": "conditional_rejection", "x": "r", "panel_by": "f",
+                    "hue": "source", "methods": ("delta",), "reference": _NOMINAL,
+                    "log_x": True}),
+    Figure("measure_by",
+           "The attempt rate: the share of samples whose F1 exceeds theta and whose plan is "
+           "reachable; near 1 for f = 0.8, falling as theta nears the population F1.",
+           where=f"{_ONE_POPULATION} and source == 'unbiased' and posterior == 'known-share'",
+           options={"measure": "tested", "x": "r", "panel_by": "f", "log_x": True}),
+    Figure("measure_by",
+           "The planned certification test set (median over attempts) grows steeply as theta "
+           "nears the population F1 (f -> 1), and the guaranteed-coverage interval needs more "
+           "documents than the paper's delta interval.",
+           where=("f1 == 0.85 and r == 500 and source == 'unbiased' "
+                  "and posterior == 'known-share'"),
+           options={"measure": "median_size", "x": "f", "panel_by": "prevalence",
+                    "hue": "method", "methods": METHODS}),
+)
+
+STUDY = Study(
+    name="power_calibration",
+    version="1",
+    grids={
+        "quick": Grid({"prevalence": [0.15], "f1": [0.85], "f": [0.85, 0.95], "r": [500],
+                       "source": list(SOURCES), "posterior": list(POSTERIORS)},
+                      n_replicates=100),
+        "full": Grid({"prevalence": [0.031, 0.15, 0.474], "f1": [0.5, 0.85],
+                      "f": [0.8, 0.85, 0.9, 0.95], "r": [200, 500, 1000, 2000],
+                      "source": list(SOURCES), "posterior": list(POSTERIORS)},
+                     n_replicates=200),
+    },
+    truth=threshold,
+    generate=generate,
+    methods={interval: functools.partial(_certified, interval) for interval in METHODS},
+    measures=("bias", "tested", "rejection", "conditional_rejection", "mean_size",
+              "median_size", "lower_quartile_size", "upper_quartile_size"),
+    claims=CLAIMS,
+    figures=FIGURES,
+    summary=summary_table,
+)
