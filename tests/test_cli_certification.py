@@ -67,6 +67,11 @@ def test_sample_size_json_matches_the_api(capsys):
                  "--interval", "logit-delta"]) == 0
     logit = certification_sample_size((60, 20, 25, 395), 0.6, rng=11, interval="logit-delta")
     assert json.loads(capsys.readouterr().out)["test_size"] == logit.test_size
+    assert main(["sample-size", *COUNTS, "--target", "0.6", "--seed", "11", "--json",
+                 "--posterior", "dirichlet"]) == 0
+    dirichlet = certification_sample_size((60, 20, 25, 395), 0.6, rng=11, posterior="dirichlet")
+    found = json.loads(capsys.readouterr().out)
+    assert (found["test_size"], found["posterior"]) == (dirichlet.test_size, "dirichlet")
 
 
 def test_sample_size_unreachable_target_is_explained(capsys):

@@ -17,7 +17,7 @@ import math
 import sys
 from typing import Any
 
-from estimators import LOSCI_METHODS, certification_sample_size
+from estimators import LOSCI_METHODS, POSTERIORS, certification_sample_size
 from studies.cli.args import UsageError, count, draws, positive_fraction, unit_interval
 from studies.cli.counts import add_counts, finite, shown, total_counts
 
@@ -47,6 +47,10 @@ def add_command(commands: Any) -> None:
     plan.add_argument("--interval", choices=LOSCI_METHODS, default="delta",
                       help="the F1 interval the certification test will use: delta is the "
                            "paper's; jaccard-clopper-pearson never covers below the level")
+    plan.add_argument("--posterior", choices=POSTERIORS, default="known-share",
+                      help="known-share: the paper's posterior, the population's retrieved "
+                           "share taken as the sample's; dirichlet: a Jeffreys Dirichlet "
+                           "posterior on the four cells, the share uncertain (larger sets)")
     plan.add_argument("--draws", type=draws, default=1000,
                       help=f"posterior draws of the power analysis (at least {MIN_DRAWS})")
     plan.add_argument("--seed", type=count, default=None,
@@ -77,14 +81,15 @@ def _sample_size(args: argparse.Namespace) -> int:
     plan = certification_sample_size(
         total_counts(args), args.target,
         confidence_level=args.confidence_level, power=args.power, draws=args.draws,
-        rng=args.seed, interval=args.interval, relative_precision=args.relative_precision,
+        rng=args.seed, interval=args.interval, posterior=args.posterior,
+        relative_precision=args.relative_precision,
         max_draws=args.max_draws)
     interval = plan.test_size_interval
     reached = _precision_reached(plan, args.relative_precision)
     summary = {
         "counts": {"tp": args.tp, "fp": args.fp, "fn": args.fn, "tn": args.tn},
         "target": plan.target, "confidence_level": plan.confidence_level, "power": plan.power,
-        "interval": args.interval,
+        "interval": args.interval, "posterior": args.posterior,
         "reachable": plan.reachable, "reason": plan.reason or None,
         "test_size": plan.test_size, "theta_star": finite(plan.theta_star),
         "test_size_interval_95": [finite(interval.low), finite(interval.high)],
@@ -105,7 +110,7 @@ def _sample_size(args: argparse.Namespace) -> int:
         "evalcert sample-size: F1 certification test-set size (Bagdouri et al. 2013, Alg. 2)",
         f"observed: tp={args.tp} fp={args.fp} fn={args.fn} tn={args.tn}  F1={shown(plan.point_f1)}",
         f"request:  F1 >= {plan.target:g} with a {plan.confidence_level:.0%} {args.interval} "
-        f"LOSCI, power {plan.power:.0%}",
+        f"LOSCI, power {plan.power:.0%}, {args.posterior} posterior",
     ]
     if plan.reachable:
         lines += [
