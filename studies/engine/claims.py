@@ -12,7 +12,9 @@ finding, part of the claim) and, on top of it, the statistical allowance of each
   family-wise false-alarm rate ``familywise_error`` over all its ``m`` Monte Carlo values
   (Bonferroni: ``k = z(alpha / m)`` one-sided, ``z(alpha / (2 m))`` for ``within``). The SE is
   the value's MCSE, except for shares of replicates (coverage, rejection), whose SE is taken
-  at the bound, ``sqrt(b (1 - b) / R)``: the MCSE at an estimate near 0 or 1 is too small. A
+  at the bound, ``sqrt(b (1 - b) / R)``: the MCSE at an estimate near 0 or 1 is too small.
+  A share among the tests made (``conditional_rejection``) counts the ``tested x R``
+  replicates that made one; a cell without a test is not compared. A
   claim that is true therefore fails on a run with probability at most about
   ``familywise_error`` (normal approximation); a study's several claims each have their own.
 
@@ -57,7 +59,11 @@ __all__ = ["COMPARISONS", "FAILS", "HOLDS", "NOT_RUN", "Claim", "Verdict", "eval
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
-SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection")
+SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection",
+                           "conditional_rejection")
+# Shares among the replicates another measure counts: a pass rate among the tests made has
+# ``tested * R`` replicates, not ``R``; a cell without a test has nothing to judge.
+CONDITIONAL_SHARES: dict[str, str] = {"conditional_rejection": "tested"}
 _Z95 = float(stats.norm.isf(0.05))
 HOLDS, FAILS, NOT_RUN = "HOLDS", "FAILS", "NOT RUN"
 _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}
@@ -258,16 +264,26 @@ class _Judge:
     def add(self, rows: pd.DataFrame) -> None:
         """Take the rows of a piece (tidy columns and ``error``) that are in the claim."""
         claim = self.claim
+        counted = None
+        if claim.measure in CONDITIONAL_SHARES:
+            base = rows[rows["measure"] == CONDITIONAL_SHARES[claim.measure]]
+            counted = base.set_index(["position", "method"])["value"]
         rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
         if len(rows) and claim.where:  # the region reads the grid parameters only
             rows = rows[region_mask(rows[self.params], claim.where)]
+        replicates = rows["n_replicates"].to_numpy(float, na_value=np.nan)
+        counts = replicates
+        if counted is not None and len(rows):
+            keys = pd.MultiIndex.from_frame(rows[["position", "method"]])
+            counts = replicates * counted.reindex(keys).to_numpy(float)
+            made = ~(counts == 0)  # nan (unknown, e.g. a method that raised) stays in
+            rows, replicates, counts = rows[made], replicates[made], counts[made]
         if rows.empty or (isinstance(claim.target, str) and claim.target not in rows):
             return  # a grid without the target's parameter does not reach the claim
         target = (rows[claim.target].to_numpy(float) if isinstance(claim.target, str)
                   else np.full(len(rows), float(claim.target)))
-        replicates = rows["n_replicates"].to_numpy(float, na_value=np.nan)
         rows = rows.assign(target=target, n_replicates=replicates,
-                           null=_null_se(claim, target, replicates))
+                           null=_null_se(claim, target, counts))
         if claim.mean_over:
             self.partial.append(self._sums(rows))
         else:
@@ -381,6 +397,7 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult) -> list[Verdic
         return []
     methods = {m for c in claims for m in c.methods}
     measures = {c.measure for c in claims}
+    measures |= {CONDITIONAL_SHARES[m] for m in measures if m in CONDITIONAL_SHARES}
     params = list(dict.fromkeys([*result.parameters, *_cell_parameters(result)]))
     judges = [_Judge(claim, params) for claim in claims]
     for piece in result.frames(methods=methods, measures=measures, batch_rows=_BATCH_ROWS):
