@@ -337,6 +337,12 @@ def _jeffreys(sample: _Sample, tail: float) -> tuple[float, float]:
     Monte Carlo); the convolutions cost about ``O(H N log N)`` (0.7 s at N = 10^6). It needs no
     variance estimate, so strata with 0 or all positives, or with ``n_h = 1``, keep their
     uncertainty (Lewis 1996, section 9.3).
+
+    A sample without a positive has lower bound 0 (no positive beyond those seen), one of
+    positives only upper bound 1: Brown, Cai & DasGupta's modification of the binomial
+    Jeffreys interval at ``x = 0`` and ``x = n`` ([BCD2001] section 4.1.2). Without it the
+    priors' mass puts the lower bound of a set whose sample shows no positive above a true
+    count of a few (e.g. 3 of 4,000 where 2 are relevant), so such sets are never covered.
     """
     cdf = np.cumsum(_unsampled_positives_posterior(sample))
     cdf /= cdf[-1]
@@ -344,6 +350,10 @@ def _jeffreys(sample: _Sample, tail: float) -> tuple[float, float]:
     high_count = min(int(np.searchsorted(cdf, 1.0 - tail, side="left")), cdf.size - 1)
     total = float(np.sum(sample.sizes))
     known = float(np.sum(sample.positives))
+    if known == 0.0:
+        low_count = 0
+    if known == float(np.sum(sample.sampled)):
+        high_count = cdf.size - 1
     return (known + low_count) / total, (known + high_count) / total
 
 

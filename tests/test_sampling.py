@@ -874,3 +874,18 @@ def test_an_unsampled_stratum_leaves_the_estimate_undefined_not_an_error():
     undefined = {run for run, e in runs.items() if math.isnan(e.estimate)}
     assert undefined == {run for run, e in runs.items() if e.unsampled_strata}
     assert undefined and undefined != set(runs)
+
+
+def test_jeffreys_without_a_positive_starts_at_zero_and_with_only_positives_ends_at_one():
+    # Brown, Cai & DasGupta's boundary modification (section 4.1.2) for the whole sample: the
+    # section 9.3 pathology at its extreme, 2 relevant of 4,000 in the third stratum. Without
+    # it, a sample finding none gets a lower bound of 3 relevant documents and coverage is 0;
+    # with it, exactly the samples finding none cover (finding 1 or 2 of 33 drawn from 553
+    # lifts the posterior above 2), so coverage is P(none found), 0.884.
+    sizes, relevant, sampled = [1461, 1986, 553], [0, 0, 2], [33, 34, 33]
+    ci = StratifiedEstimate(sizes, sampled, [0, 0, 0]).confidence_interval(method="jeffreys")
+    assert ci.low == 0.0 and ci.high > 0.0
+    full = StratifiedEstimate(sizes, sampled, sampled).confidence_interval(method="jeffreys")
+    assert full.high == 1.0 and full.low < 1.0
+    assert exact_coverage(sizes, relevant, sampled, "jeffreys") == pytest.approx(
+        stats.hypergeom(553, 2, 33).pmf(0), abs=1e-12)
