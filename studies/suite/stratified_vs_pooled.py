@@ -1,0 +1,1146 @@
+"""TREC-5's two estimators of utility: stratified samples against the judged pool.
+
+Aims
+    Reproduce, on a simulator calibrated to the TREC-5 filtering track, the comparison of
+    Lewis (1996, seed 004) sections 5-9 between the **pooled** estimate of a submitted set's
+    utility (unjudged documents counted nonrelevant, section 5.1) and the **stratified**
+    estimate from at most 100 judgments per system and topic (sections 5.2.1-5.3, eq. 7-10,
+    25, 35), with its normal 95% interval (section 8). Measure: the bias, variance and MSE of
+    each estimator; the design effect of TREC-5's allocation and of proportional and Neyman
+    allocation against a simple random sample (SRS) of the same size (section 7.2, eq. 30
+    against 35); the coverage and width of the paper's normal interval and of the
+    non-degenerate intervals of `estimators.STRATIFIED_METHODS`, and how often the normal
+    interval degenerates to a point (section 9.3); Table 2's breakdown of the pooled estimate
+    against the stratified interval, beside the paper's; Table 1's mean ranks of the systems
+    under the two estimators; and section 9.3's other tail, the pooled estimate's bias growing
+    with the number of relevant documents.
+Data-generating mechanisms
+    **The simulator** (`simulate_topic`, `Simulator`): a topic has ``R`` relevant documents
+    and 20,000 nonrelevant candidates (the part of the collection any system might accept).
+    System ``s`` scores document ``d`` as ``mu_s rel_d + sqrt(0.5) z_d + sqrt(0.5) e_sd``
+    (``z_d`` a difficulty shared by the systems, so their sets and pools overlap) and accepts
+    it for run ``r`` when the score reaches ``c + sigma_c g_st + o_r``: ``g_st`` a standard
+    normal per system and topic (systems trained on other data set thresholds that are too
+    loose on some topics and too tight on others, section 9.1), ``o_r`` the run's offset
+    (thresholds 0.75, 0.5, 0.25 on the probability of relevance, section 4.5). Ten systems:
+    separations ``mu`` 2.8 down to 1.4; two of them perturb their score per run (sd 0.3), so
+    their sets are not nested (Figure 1, Figure 2's anomaly) and take no part in routing (as
+    Intext); one submits the top 10, 30 and 150 documents whatever the topic (as U Illinois,
+    section 9.1). A topic's ``R`` is ``floor(exp(N(log 65, 1.7^2)))``, 0 with probability
+    0.08 (section 9: skewed, topics without relevant documents kept). Each system's union of
+    sets is split into the 7 membership strata (Figure 1) and judged by 100 documents
+    allocated by `estimators.allocate` (``"trec5"``: equal shares, leftovers redistributed,
+    section 5.3); the judged pool is every system's sample and the top 100 of each routing
+    system's ranking (section 4.3, 5.1). **Calibration**: ``mu``, ``c = 3.9``, ``sigma_c =
+    1.1``, the offsets ``o = (0.55, -0.2, -0.5)`` and the distribution of ``R`` were set by
+    hand, a few rounds over 6 simulated evaluations, to Table 3's medians over all runs
+    (submitted set 10, relevant in the set by pooling 2, relevant in the pool 42) and to
+    Table 2's share of pooled = stratified (79%, 447/364/344 by run); `calibration_table`
+    reports how close they came. The tails of Table 2 and 3 were not targeted.
+
+    **Cells** are fixed stratum configurations, so that their truth is fixed: a topic with
+    ``relevant`` relevant documents (seeded by ``relevant`` alone, so every cell of one topic
+    shares it and its pool) judged as above, and one more system under study with separation
+    ``separation`` that submits the top ``submitted`` documents of its ranking for run 3 and
+    the documents scoring 0.3 and 1.05 higher for runs 2 and 1 (the offsets above), nested.
+    Its run ``run`` is the set estimated. The rest of the pool (routing top 100s, the other
+    systems' samples, its own top 100) is held fixed; the **replicates** are this system's own
+    random samples (hypergeometric per stratum, vectorized): 100 judgments allocated by the
+    TREC-5 rule, by ``proportional`` and by ``neyman`` allocation (independent samples), and
+    SRSs of the run's set of the TREC-5 size and of the proportional size. Neyman allocation
+    uses the stratum proportions ``(K_h + 1/2) / (N_h + 1)`` as priors: an oracle, the best a
+    100-judgment allocation can do, against which TREC-5's rule is measured. Quick grid:
+    ``relevant`` 5, 40, 300, 2000 x ``submitted`` 250, 1000, 4000 x ``separation`` 2 x 3 runs
+    (36 cells, 1,000 replicates). Full grid: 11 values of ``relevant`` from 2 to 2500 x
+    ``submitted`` 50, 250, 1000, 4000 x ``separation`` 1.5, 2, 2.5 x 3 runs (396 cells,
+    10,000 replicates).
+Estimands
+    The utility ``u = u_a A + u_b B`` of the system's set for the run (eq. 1; ``(u_a, u_b)`` =
+    (1, -3), (1, -1), (3, -1) for runs 1-3, section 4.4).
+Methods
+    ``pooled``: ``u_a A_p + u_b (N - A_p)`` with ``A_p`` the set's documents judged relevant
+    anywhere in the pool (`estimators.pooled_estimate`, section 5.1). ``trec5``,
+    ``proportional``, ``neyman``: the stratified estimate eq. 8-10 and 25 with the model SE of
+    eq. 35 (`estimators.stratified_proportion`), from each allocation's sample; ``trec5`` also
+    carries the paper's normal interval ``u^ +- 1.96 sqrt(MSE^)`` (section 8; unclipped, as in
+    Table 2). ``srs``: eq. 6 and 30 from an SRS of the set of the TREC-5 sample's size, with
+    its normal interval. ``jeffreys``, ``mover-wilson``, ``korn-graubard``: the intervals of
+    `estimators.StratifiedEstimate` (mapped to utility) from the TREC-5 sample, computed once
+    per distinct sample outcome. Helpers that carry one per-replicate indicator as ``reject``:
+    ``table2-below``, ``table2-inside-below``, ``table2-equal``, ``table2-inside-above``,
+    ``table2-above`` (where the pooled estimate lies against the ``trec5`` interval: Table 2's
+    rows) and ``table2-above-degenerate`` (above a zero-width interval). Paired helpers for
+    the variance ordering: ``gap-neyman-proportional`` returns ``u + (e_N^2 - e_P^2)`` and
+    ``gap-proportional-srs`` returns ``u + (e_P^2 - e_S^2)`` (``e`` the errors of the Neyman,
+    proportional and equal-size SRS estimates of one replicate), so that their ``bias`` is
+    the MSE difference with its MCSE.
+Performance measures
+    Bias, empirical SE, MSE, model SE and its relative error, coverage and width, and
+    ``rejection``, which here is the share of replicates with the method's event: a
+    zero-width interval (``trec5``, ``srs``, the interval methods), a pooled estimate above
+    the truth (``pooled``), or the helper's Table 2 row. MCSEs as in Morris et al. (2019),
+    Table 6. The summary (`summary_table`) adds, from 10 simulated TREC-5 evaluations (49
+    topics x 10 systems x 3 runs each, fixed seeds): Table 2 ours (mean and sd over the
+    evaluations) beside the paper's, Table 3's medians (`calibration_table`), Table 1's mean
+    ranks with rank correlations and top-system changes (`rank_table`, `rank_agreement`), the
+    pooled bias by number of relevant documents, and each cell's exact design effects
+    (`design_effects`: the allocation's stratified variance over the SRS variance at the same
+    sample size, Cochran 1977 eq. 5.30 and 3.6).
+
+Findings
+    Full grid (seed 20190) and the summary's 10 simulated evaluations (fixed seeds). Table 2,
+    ours (mean over evaluations) against the paper, totals: below 55.7 / 62, inside below
+    148.9 / 122, equal 1135.5 / 1155 (77.2% / 78.6%), inside above 91.6 / 83, above 38.3 /
+    48 (24.8 / 32 of them degenerate); we also see 10.7 degenerate intervals below the pooled
+    estimate (the paper 0): sampled strata all relevant. Table 3 (all runs): submitted 9.8 /
+    10, relevant in the set 2.6 / 2, in the pool 49.9 / 42; the tails, not targeted: below
+    403 / 562, 231 / 282.5, 524 / 808; above 417 / 256, 7.4 / 6.5, 14.3 / 20. Rankings:
+    Spearman between the pooled and stratified mean-rank orderings 0.975-0.980 (paper
+    0.979-0.997); the stratified ordering agrees better with the true one (0.989-0.990) than
+    the pooled (0.971-0.989), and the best system of a topic changes between the two
+    estimators on 9-11% of topics. The pooled estimate misses 36-45% of the relevant
+    documents of the sets on topics with 501 or more (mean error -139 to -576), 1-3% on
+    topics with at most 20. Claims: the pooled estimate is never above the truth, every
+    stratified and SRS estimator is unbiased, Neyman allocation beats proportional for run
+    3 and proportional beats SRS in sets of 1,000 or more (HOLD). As the paper's
+    expectations they fail, and the claims say where: Neyman allocation (optimal for the
+    union of a system's sets, run 3) is worse than proportional for runs 1 and 2 in 19 of the
+    264 cells of those runs, all on topics with 300 or more relevant documents (the union's
+    optimum starves the nearly all-relevant strata of the smaller sets); proportional
+    allocation is worse than an equal-size SRS in the sets of 250 of topics with 10 relevant
+    documents, where they sit in a stratum of 6 that its 2-judgment minimum samples in
+    part. In the rare cells (topics with at most 80 relevant, sets of 250 or more: 162
+    cells) the normal interval covers 0.663 on average (0.033-1.0 by cell); Jeffreys
+    0.953 (min 0.572), MOVER-Wilson 0.954 (min 0.844) and Korn-Graubard 0.970 (min 0.641):
+    on average they repair it, by about 29 points, but no method covers within 5 points of
+    95% in every cell: finding 1 of a set's 2 relevant documents lifts the Jeffreys and
+    MOVER-Wilson bounds above the truth, and Korn-Graubard falls to 0.64-0.76 where some
+    strata show no relevant document. (Before the Jeffreys interval took Brown, Cai &
+    DasGupta's boundary rule, a set of 4,000 holding 2 relevant whose sample found none was
+    never covered: coverage 0.) TREC-5's equal allocation has a design effect above 1 in
+    20% of the cells where it is defined (up to 1.88; median 0.99 in run 2, 0.93 in run 3),
+    proportional 0.98 and Neyman 0.77-0.86 (medians).
+
+Policies
+    An empty set has utility 0, estimated exactly (estimate 0, SE 0, interval [0, 0]).
+    Utility estimates and bounds are rounded to 1e-6 (`DIGITS`), so that a set judged in full
+    is estimated exactly and its point interval covers its (integer) utility. The
+    pooled and stratified estimates are "equal" within ``1e-9`` relative. A design effect is
+    undefined (nan) when the SRS variance is 0 (no relevant or no nonrelevant document in the
+    set, or the set judged in full).
+
+References
+----------
+Lewis, D. D. (1996). The TREC-5 Filtering Track. *TREC-5* (seed 004), sections 4.4-4.5, 5-9,
+eq. 1-10, 25-35, Figure 1, Tables 1-3. Cochran, W. G. (1977). *Sampling Techniques*, 3rd ed.,
+Wiley, sections 3.2, 5.5-5.6. Morris, T. P., White, I. R. & Crowther, M. J. (2019).
+*Statistics in Medicine* 38, 2074-2102.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import stats
+
+from estimators import StratifiedEstimate, allocate, pooled_estimate, stratified_proportion
+from studies.engine import StudyResult
+from studies.engine.claims import Claim
+from studies.engine.design import Figure, Grid, Params, Sample, Study
+from studies.engine.performance import Estimates
+
+__all__ = ["CATEGORIES", "CLAIMS", "FIGURES", "METHODS", "PAPER_TABLE1", "PAPER_TABLE2",
+           "PAPER_TABLE3", "STUDY", "Configuration", "Draws", "Simulator",
+           "Topic", "calibration_table", "categorise", "configuration", "design_effects",
+           "design_variances", "evaluate",
+           "rank_agreement", "rank_table", "simulate_topic", "summary_table", "table2"]
+
+Array = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+RUNS = (1, 2, 3)
+UTILITY = {1: (1.0, -3.0), 2: (1.0, -1.0), 3: (3.0, -1.0)}  # (u_a, u_b), section 4.4
+BUDGET = 100  # judgments per system and topic (section 5.3)
+ROUTING_DEPTH = 100  # documents a routing run contributes to the pool (section 4.3)
+Z95 = float(stats.norm.isf(0.025))
+DIGITS = 6  # utilities are rounded to 1e-6 (see `_rounded`)
+# Stratum k's digits (R1, R2, R3): the membership of Figure 1, label format(k, "03b").
+MEMBER: BoolArray = ((np.arange(8)[:, None] >> np.array([2, 1, 0])) & 1).astype(np.bool_)
+SIMULATOR_SEED = 20_190_004  # the simulated topics and evaluations (not the run's seed)
+N_EVALUATIONS = 10  # simulated TREC-5 evaluations behind the summary
+
+CATEGORIES = ("below", "inside-below", "equal", "inside-above", "above")
+# Lewis (1996), Table 2: count (degenerate intervals) by row and run.
+PAPER_TABLE2 = pd.DataFrame(
+    {1: [11, 17, 447, 13, 2], 2: [20, 49, 364, 33, 24], 3: [31, 56, 344, 37, 22]},
+    index=pd.Index(CATEGORIES, name="row"))
+PAPER_DEGENERATE = pd.DataFrame(
+    {1: [0, 0, 447, 0, 2], 2: [0, 0, 364, 0, 16], 3: [0, 0, 344, 0, 14]},
+    index=pd.Index(CATEGORIES, name="row"))
+# Lewis (1996), Table 3: medians (submitted set, relevant in it by pooling, relevant in pool).
+PAPER_TABLE3 = pd.DataFrame(
+    {"submitted": [562.0, 10.0, 256.0], "relevant_in_set": [282.5, 2.0, 6.5],
+     "relevant_in_pool": [808.0, 42.0, 20.0]},
+    index=pd.Index(["below", "all", "above"], name="row"))
+# Lewis (1996), Table 1: mean rank (pooled, stratified) per run, systems in the paper's order.
+PAPER_TABLE1 = pd.DataFrame(
+    [[3.61, 3.49, 3.55, 3.31, 2.71, 2.84], [3.71, 3.53, 3.02, 3.08, 3.16, 3.35],
+     [3.76, 3.59, 3.55, 3.61, 4.35, 4.39], [4.10, 4.12, 3.24, 3.33, 3.88, 4.02],
+     [4.14, 4.10, 3.59, 3.71, 4.12, 4.29], [5.14, 5.14, 4.78, 4.92, 5.02, 5.16],
+     [6.37, 6.45, 6.82, 6.86, 7.14, 6.65], [6.53, 6.59, 6.92, 6.92, 6.80, 6.65],
+     [7.55, 7.69, 8.61, 8.37, 7.67, 7.43], [8.88, 9.10, 9.45, 9.45, 9.24, 9.35]],
+    index=pd.Index(["INR3", "city96f", "xerox.f1", "pircs96f", "xerox.f2", "xerox.f3",
+                    "iti96f", "INTXA", "INTXM", "ispF"], name="system"),
+    columns=pd.MultiIndex.from_product([RUNS, ["pooled", "stratified"]],
+                                       names=["run", "estimator"]))
+
+
+# ------------------------------------------------------------------------------ simulator
+
+
+@dataclass(frozen=True)
+class Simulator:
+    """Parameters of the TREC-5-like simulator (module docstring; calibrated values).
+
+    Attributes
+    ----------
+    n_topics : int
+        Topics per evaluation (49 in TREC-5, section 4.2).
+    median_relevant, spread_relevant : float
+        ``R = floor(exp(N(log median, spread^2)))``.
+    share_no_relevant : float
+        Probability that a topic has no relevant document.
+    nonrelevant : int
+        Nonrelevant candidate documents per topic.
+    shared : float
+        Share of a score's noise variance common to all systems.
+    separation : tuple of float
+        ``mu_s``, one per system.
+    cutoff, cutoff_spread : float
+        ``c`` and ``sigma_c`` of the thresholds.
+    run_offsets : tuple of float
+        ``o_r`` for runs 1-3.
+    run_jitter : tuple of float
+        Per system, the sd of a per-run perturbation of its scores (non-nested sets).
+    fixed_sizes : tuple of (int, (int, int, int))
+        Systems (0-based) that submit a fixed number of top documents for runs 1-3.
+    routing : tuple of bool
+        Per system, whether its top 100 joins the pool.
+    """
+
+    n_topics: int = 49
+    median_relevant: float = 65.0
+    spread_relevant: float = 1.7
+    share_no_relevant: float = 0.08
+    nonrelevant: int = 20_000
+    shared: float = 0.5
+    separation: tuple[float, ...] = (2.8, 2.7, 2.5, 2.4, 2.3, 2.1, 1.9, 1.7, 1.7, 1.4)
+    cutoff: float = 3.9
+    cutoff_spread: float = 1.1
+    run_offsets: tuple[float, float, float] = (0.55, -0.2, -0.5)
+    run_jitter: tuple[float, ...] = (0.0,) * 7 + (0.3, 0.3, 0.0)
+    fixed_sizes: tuple[tuple[int, tuple[int, int, int]], ...] = ((9, (10, 30, 150)),)
+    routing: tuple[bool, ...] = (True,) * 7 + (False, False, True)
+
+    def __post_init__(self) -> None:
+        if self.n_topics < 1:
+            raise ValueError(f"`n_topics` must be a positive integer; got {self.n_topics!r}.")
+        systems = len(self.separation)
+        if len(self.run_jitter) != systems or len(self.routing) != systems:
+            raise ValueError(f"`run_jitter` and `routing` must have one entry per system "
+                             f"({systems}); got {len(self.run_jitter)} and {len(self.routing)}.")
+
+    @property
+    def n_systems(self) -> int:
+        """Systems per evaluation."""
+        return len(self.separation)
+
+
+SIMULATOR = Simulator()
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One simulated topic: relevance, scores and submitted sets of every system.
+
+    Attributes
+    ----------
+    relevant : numpy.ndarray of bool, shape (D,)
+        Whether each document is relevant.
+    difficulty : numpy.ndarray, shape (D,)
+        ``z_d``, the score noise shared by the systems.
+    scores : numpy.ndarray, shape (S, D)
+        Each system's routing score.
+    sets : numpy.ndarray of bool, shape (S, 3, D)
+        Each system's submitted set for runs 1-3.
+    """
+
+    relevant: BoolArray
+    difficulty: Array
+    scores: Array
+    sets: BoolArray
+
+
+def simulate_topic(relevant: int, rng: np.random.Generator,
+                   simulator: Simulator = SIMULATOR) -> Topic:
+    """A topic with ``relevant`` relevant documents and every system's three sets.
+
+    Parameters
+    ----------
+    relevant : int
+        ``R``, at least 0.
+    rng : numpy.random.Generator
+        The topic's random stream.
+    simulator : Simulator
+        The simulator's parameters.
+
+    Returns
+    -------
+    Topic
+    """
+    if isinstance(relevant, bool) or not isinstance(relevant, int | np.integer) or relevant < 0:
+        raise ValueError(f"`relevant` must be a non-negative integer; got {relevant!r}.")
+    sim = simulator
+    size = int(relevant) + sim.nonrelevant
+    is_relevant = np.arange(size) < relevant
+    difficulty = rng.standard_normal(size)
+    separation = np.asarray(sim.separation)[:, None]
+    noise = rng.standard_normal((sim.n_systems, size))
+    scores = (separation * is_relevant + np.sqrt(sim.shared) * difficulty
+              + np.sqrt(1.0 - sim.shared) * noise)
+    cutoffs = sim.cutoff + sim.cutoff_spread * rng.standard_normal((sim.n_systems, 1, 1))
+    thresholds = cutoffs + np.asarray(sim.run_offsets)[None, :, None]
+    sets = scores[:, None, :] >= thresholds
+    for system in np.flatnonzero(sim.run_jitter):  # only these systems' sets can be unnested
+        sets[system] = (scores[system] + sim.run_jitter[system]
+                        * rng.standard_normal((3, size)) >= thresholds[system])
+    for system, sizes in sim.fixed_sizes:
+        order = np.argsort(-scores[system], kind="stable")
+        for run, count in enumerate(sizes):
+            sets[system, run] = False
+            sets[system, run, order[:count]] = True
+    return Topic(is_relevant, difficulty, scores, sets)
+
+
+def _strata(sets: BoolArray) -> IntArray:
+    """Stratum index ``4 R1 + 2 R2 + R3`` of each document, from one system's (3, D) sets."""
+    code: IntArray = 4 * sets[0] + 2 * sets[1] + sets[2].astype(np.int64)
+    return code
+
+
+def _stratum_sizes(code: IntArray) -> IntArray:
+    """``N_h`` of the 8 strata, stratum 000 (no set) emptied: it is never sampled."""
+    sizes = np.bincount(code, minlength=8)
+    sizes[0] = 0
+    return sizes
+
+
+def _allocation(sizes: IntArray, method: str = "trec5", prior: Array | None = None) -> IntArray:
+    """``n_h`` for 100 judgments (all strata empty: none)."""
+    if not sizes.any():
+        return np.zeros(8, dtype=np.int64)
+    return allocate(sizes, BUDGET, method=method, proportions=prior)
+
+
+def _draw_sample(code: IntArray, sampled: IntArray, rng: np.random.Generator) -> BoolArray:
+    """A stratified random sample: ``sampled[h]`` documents without replacement per stratum."""
+    submitted = np.flatnonzero(code)  # stratum 000 is never sampled
+    strata = code[submitted]
+    order = submitted[np.lexsort((rng.random(submitted.size), strata))]  # random within h
+    start = np.searchsorted(np.sort(strata), np.arange(8))
+    judged = np.zeros(code.size, dtype=np.bool_)
+    for h in range(1, 8):  # a loop over the strata; documents are arrays
+        judged[order[start[h]:start[h] + sampled[h]]] = True
+    return judged
+
+
+def _top(scores: Array, depth: int) -> BoolArray:
+    """The ``depth`` highest-scoring documents (scores are continuous: no ties)."""
+    chosen = np.zeros(scores.size, dtype=np.bool_)
+    if depth >= scores.size:
+        chosen[:] = True
+    else:
+        chosen[np.argpartition(-scores, depth - 1)[:depth]] = True
+    return chosen
+
+
+def _judge(topic: Topic, rng: np.random.Generator, simulator: Simulator
+           ) -> tuple[BoolArray, list[tuple[IntArray, IntArray, IntArray]]]:
+    """The judged pool, and each system's (stratum sizes, sample sizes, sample relevant)."""
+    pool = np.zeros(topic.relevant.size, dtype=np.bool_)
+    samples = []
+    for system in range(simulator.n_systems):
+        code = _strata(topic.sets[system])
+        sizes = _stratum_sizes(code)
+        sampled = _allocation(sizes)
+        judged = _draw_sample(code, sampled, rng)
+        if simulator.routing[system]:
+            pool |= _top(topic.scores[system], ROUTING_DEPTH)
+        pool |= judged
+        samples.append((sizes, sampled,
+                        np.bincount(code[judged & topic.relevant], minlength=8)))
+    return pool, samples
+
+
+def _utility_estimate(sizes: IntArray, sampled: IntArray, positives: IntArray, run: int
+                      ) -> tuple[Array, Array]:
+    """Stratified utility estimate (eq. 25) and its SE (eq. 35) of a run, per sample row.
+
+    ``positives`` is (..., 8); an empty set is estimated exactly: 0 and SE 0.
+    """
+    mask = MEMBER[:, run - 1] & (sizes > 0)
+    u_a, u_b = UTILITY[run]
+    shape = np.shape(positives)[:-1]
+    size = int(sizes[mask].sum())
+    if size == 0:
+        return np.zeros(shape), np.zeros(shape)
+    proportion, variance = stratified_proportion(sizes[mask], sampled[mask],
+                                                 positives[..., mask])
+    return (_rounded(((u_a - u_b) * np.asarray(proportion) + u_b) * size),
+            np.abs(u_a - u_b) * size * np.sqrt(np.asarray(variance)))
+
+
+def _rounded(values: Any) -> Array:
+    """Utilities rounded to 1e-6: a set judged in full then estimates its integer utility
+    exactly (eq. 7's float sums are off by ~1e-13, enough for a point interval to miss)."""
+    found: Array = np.round(np.asarray(values, dtype=np.float64), DIGITS)
+    return found
+
+
+def categorise(pooled: Array, estimate: Array, se: Array) -> IntArray:
+    """Table 2's row (index into `CATEGORIES`) of each pooled estimate against the interval."""
+    low, high = estimate - Z95 * se, estimate + Z95 * se
+    equal = np.abs(pooled - estimate) <= 1e-9 * np.maximum(1.0, np.abs(estimate))
+    found: IntArray = np.select([equal, pooled < low, pooled < estimate, pooled <= high],
+                                [2, 0, 1, 3], 4)
+    return found
+
+
+def evaluate(seed: int, simulator: Simulator = SIMULATOR) -> pd.DataFrame:
+    """One simulated TREC-5 evaluation: every (topic, system, run) pair and its estimates.
+
+    Parameters
+    ----------
+    seed : int
+        The evaluation's seed (topics, sets and judging samples).
+    simulator : Simulator
+        The simulator's parameters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair: ``topic``, ``topic_relevant`` (``R``), ``system`` (1-based),
+        ``run``, ``submitted`` (``N``), ``relevant_in_set`` (true ``A``), ``pooled_relevant``
+        (``A_p``), ``relevant_in_pool``, ``truth``, ``pooled``, ``stratified``, ``se``,
+        ``category`` (Table 2's row) and ``degenerate`` (a zero-width interval).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"`seed` must be a non-negative integer; got {seed!r}.")
+    rng = np.random.default_rng(np.random.SeedSequence(SIMULATOR_SEED, spawn_key=(1, seed)))
+    sim = simulator
+    counts = np.floor(np.exp(rng.normal(np.log(sim.median_relevant), sim.spread_relevant,
+                                        size=sim.n_topics))).astype(np.int64)
+    counts[rng.random(sim.n_topics) < sim.share_no_relevant] = 0
+    rows = []
+    for index, count in enumerate(counts.tolist()):
+        topic = simulate_topic(count, rng, sim)
+        pool, samples = _judge(topic, rng, sim)
+        in_pool = int((pool & topic.relevant).sum())
+        for system, (sizes, sampled, positives) in enumerate(samples):
+            for run in RUNS:
+                submitted = topic.sets[system, run - 1]
+                size = int(submitted.sum())
+                true_a = int((submitted & topic.relevant).sum())
+                judged_a = int((submitted & topic.relevant & pool).sum())
+                u_a, u_b = UTILITY[run]
+                estimate, se = _utility_estimate(sizes, sampled, positives, run)
+                rows.append({"topic": index + 1, "topic_relevant": count, "system": system + 1,
+                             "run": run, "submitted": size, "relevant_in_set": true_a,
+                             "pooled_relevant": judged_a, "relevant_in_pool": in_pool,
+                             "truth": u_a * true_a + u_b * (size - true_a),
+                             "stratified": float(estimate), "se": float(se)})
+    frame = pd.DataFrame(rows)
+    frame["pooled"] = 0.0
+    for run in RUNS:
+        at = frame["run"] == run
+        u_a, u_b = UTILITY[run]
+        frame.loc[at, "pooled"] = pooled_estimate(
+            frame.loc[at, "submitted"].to_numpy(), frame.loc[at, "pooled_relevant"].to_numpy(),
+            frame.loc[at, "pooled_relevant"].to_numpy(), u_a=u_a, u_b=u_b).estimate
+    frame["category"] = categorise(frame["pooled"].to_numpy(), frame["stratified"].to_numpy(),
+                                   frame["se"].to_numpy())
+    frame["degenerate"] = frame["se"] == 0.0
+    return frame
+
+
+@functools.lru_cache(maxsize=1)
+def _evaluations(count: int = N_EVALUATIONS) -> tuple[pd.DataFrame, ...]:
+    """The summary's simulated evaluations (seeds 0 .. count - 1), computed once."""
+    return tuple(evaluate(seed) for seed in range(count))
+
+
+# -------------------------------------------------------------------- evaluation tables
+
+
+def table2(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 2 of one evaluation: counts by row and run (and total), with degenerate counts.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index `CATEGORIES`; columns ``(kind, run)`` with ``kind`` in ``count``,
+        ``degenerate`` and ``run`` in 1, 2, 3, ``"total"``.
+    """
+    found = {}
+    for kind, rows in (("count", frame), ("degenerate", frame[frame["degenerate"]])):
+        table = pd.crosstab(pd.Categorical(rows["category"], categories=range(5)),
+                            pd.Categorical(rows["run"], categories=RUNS), dropna=False)
+        table.index = pd.Index(CATEGORIES, name="row")
+        table.columns = list(RUNS)
+        table["total"] = table.sum(axis=1)
+        found[kind] = table
+    return pd.concat(found, axis=1)
+
+
+def calibration_table(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Table 3's medians, mean over evaluations, beside the paper's.
+
+    Rows ``below`` and ``above`` are the pairs whose pooled estimate lies below or above the
+    stratified interval; ``all`` is every pair. Columns: ``submitted``, ``relevant_in_set``
+    (by pooling, as the paper) and ``relevant_in_pool``, each ``_ours`` and ``_paper``, and
+    ``equal_share`` (the share of pooled = stratified, the paper's 1155/1470 = 0.786).
+    """
+    medians = []
+    for frame in frames:
+        groups = {"below": frame[frame["category"] == 0], "all": frame,
+                  "above": frame[frame["category"] == 4]}
+        medians.append(pd.DataFrame(
+            {"submitted": [g["submitted"].median() for g in groups.values()],
+             "relevant_in_set": [g["pooled_relevant"].median() for g in groups.values()],
+             "relevant_in_pool": [g["relevant_in_pool"].median() for g in groups.values()],
+             "equal_share": [(g["category"] == 2).mean() for g in groups.values()]},
+            index=pd.Index(list(groups), name="row")))
+    ours = sum(medians[1:], medians[0]) / len(medians)
+    paper = PAPER_TABLE3.assign(equal_share=[0.0, 1155 / 1470, 0.0])
+    return ours.add_suffix("_ours").join(paper.add_suffix("_paper"))
+
+
+def rank_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 1 of one evaluation: each system's mean rank over topics, per run and estimator.
+
+    Per topic the systems are ranked by utility, 1 the highest, ties given their mean rank
+    (``scipy.stats.rankdata``, as the paper). Estimators: ``pooled``, ``stratified`` and
+    ``truth`` (the true utility, unknown in TREC-5).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``system``; columns ``(run, estimator)``; systems sorted by the mean of the
+        pooled and stratified columns, as the paper sorts them.
+    """
+    columns = {}
+    for run in RUNS:
+        rows = frame[frame["run"] == run]
+        for estimator in ("pooled", "stratified", "truth"):
+            wide = rows.pivot(index="topic", columns="system", values=estimator)
+            ranks = stats.rankdata(-wide.to_numpy(), method="average", axis=1)
+            columns[(run, estimator)] = pd.Series(ranks.mean(axis=0), index=wide.columns)
+    table = pd.DataFrame(columns)
+    table.columns = pd.MultiIndex.from_tuples(table.columns, names=["run", "estimator"])
+    order = table.loc[:, (slice(None), ["pooled", "stratified"])].mean(axis=1)
+    return table.loc[order.sort_values(kind="stable").index]
+
+
+def _top_changes(frame: pd.DataFrame, run: int, first: str, second: str) -> float:
+    """Share of topics whose best system (lowest index among ties) differs by estimator."""
+    rows = frame[frame["run"] == run]
+    best = [rows.pivot(index="topic", columns="system", values=e).idxmax(axis=1)
+            for e in (first, second)]
+    return float((best[0] != best[1]).mean())
+
+
+def rank_agreement(table: pd.DataFrame, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Agreement of the orderings of `rank_table` (or of the paper's Table 1).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A `rank_table` (or `PAPER_TABLE1`, which has no ``truth`` columns).
+    frame : pandas.DataFrame, optional
+        The evaluation behind ``table``, for the per-topic changes of the top system.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per run and pair of estimators: Spearman's and Kendall's rank correlations
+        between the two mean-rank orderings, whether the top system (lowest mean rank)
+        changes, and (with ``frame``) the share of topics whose best system changes.
+    """
+    estimators = list(dict.fromkeys(table.columns.get_level_values("estimator")))
+    pairs = [(a, b) for i, a in enumerate(estimators) for b in estimators[i + 1:]]
+    rows = []
+    for run in RUNS:
+        for first, second in pairs:
+            x, y = table[(run, first)], table[(run, second)]
+            rows.append({"run": run, "first": first, "second": second,
+                         "spearman": float(stats.spearmanr(x, y).statistic),
+                         "kendall": float(stats.kendalltau(x, y).statistic),
+                         "top_changes": bool(x.idxmin() != y.idxmin()),
+                         "topic_top_changes": (np.nan if frame is None else
+                                               _top_changes(frame, run, first, second))})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------- cell configuration
+
+
+class Configuration(NamedTuple):
+    """The studied system's strata in a cell's topic (all arrays over the 8 strata).
+
+    ``sizes`` ``N_h`` (000 emptied), ``relevant`` ``K_h``, ``covered`` the relevant documents
+    of the stratum already in the fixed part of the pool, ``allocations`` ``n_h`` by method,
+    ``pool_relevant`` the relevant documents in the fixed pool.
+    """
+
+    sizes: IntArray
+    relevant: IntArray
+    covered: IntArray
+    allocations: Mapping[str, IntArray]
+    pool_relevant: int
+
+
+@functools.lru_cache(maxsize=64)
+def _cell_topic(relevant: int) -> tuple[Topic, BoolArray, Array]:
+    """A grid topic (seeded by ``relevant`` alone), its fixed pool and the studied noise."""
+    streams = np.random.SeedSequence(SIMULATOR_SEED, spawn_key=(2, relevant)).spawn(3)
+    topic = simulate_topic(relevant, np.random.default_rng(streams[0]))
+    pool, _ = _judge(topic, np.random.default_rng(streams[1]), SIMULATOR)
+    noise = np.random.default_rng(streams[2]).standard_normal(topic.relevant.size)
+    return topic, pool, noise
+
+
+def _check_params(params: Params) -> tuple[int, int, float, int]:
+    found = []
+    for name, low in (("relevant", 0), ("submitted", 0)):
+        value = params[name]
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise ValueError(f"`{name}` must be a non-negative integer; got {value!r}.")
+        found.append(int(value))
+    separation = params["separation"]
+    if isinstance(separation, bool) or not isinstance(separation, int | float) or not (
+            np.isfinite(separation)):
+        raise ValueError(f"`separation` must be a finite number; got {separation!r}.")
+    run = params["run"]
+    if run not in RUNS or isinstance(run, bool):
+        raise ValueError(f"`run` must be 1, 2 or 3; got {run!r}.")
+    return found[0], found[1], float(separation), int(run)
+
+
+@functools.lru_cache(maxsize=512)
+def _configuration(relevant: int, submitted: int, separation: float) -> Configuration:
+    topic, pool, noise = _cell_topic(relevant)
+    scores = (separation * topic.relevant + np.sqrt(SIMULATOR.shared) * topic.difficulty
+              + np.sqrt(1.0 - SIMULATOR.shared) * noise)
+    ranked = np.sort(scores)[::-1]
+    offsets = np.asarray(SIMULATOR.run_offsets)
+    sets = np.zeros((3, scores.size), dtype=np.bool_)
+    if submitted:
+        floor = ranked[min(submitted, scores.size) - 1]
+        sets = scores[None, :] >= floor + (offsets - offsets[2])[:, None]
+    code = _strata(sets)
+    sizes = _stratum_sizes(code)
+    relevant_h = np.bincount(code[topic.relevant], minlength=8)
+    relevant_h[0] = 0
+    fixed = pool | _top(scores, ROUTING_DEPTH)
+    covered = np.bincount(code[topic.relevant & fixed], minlength=8)
+    covered[0] = 0
+    prior = np.where(sizes > 0, (relevant_h + 0.5) / (sizes + 1.0), 0.5)
+    allocations = {method: _allocation(sizes, method, prior if method == "neyman" else None)
+                   for method in ("trec5", "proportional", "neyman")}
+    return Configuration(sizes, relevant_h, covered, allocations,
+                         int((fixed & topic.relevant).sum()))
+
+
+def configuration(params: Params) -> Configuration:
+    """The cell's stratum configuration (cached per topic and studied system)."""
+    relevant, submitted, separation, _ = _check_params(params)
+    return _configuration(relevant, submitted, separation)
+
+
+def _set_counts(config: Configuration, run: int) -> tuple[BoolArray, int, int]:
+    """The run's strata mask, set size ``N`` and relevant ``A``."""
+    mask = MEMBER[:, run - 1]
+    return mask, int(config.sizes[mask].sum()), int(config.relevant[mask].sum())
+
+
+def truth(params: Params) -> float:
+    """The set's utility ``u_a A + u_b (N - A)`` (eq. 1)."""
+    config = configuration(params)
+    run = int(params["run"])
+    _, size, relevant = _set_counts(config, run)
+    u_a, u_b = UTILITY[run]
+    return u_a * relevant + u_b * (size - relevant)
+
+
+def _srs_variance(size: int, relevant: int, sampled: int) -> float:
+    """``Var[p^]`` of an SRS of ``sampled`` from ``size`` (Cochran 1977, eq. 3.6)."""
+    if size <= 1 or sampled == 0:
+        return 0.0
+    p = relevant / size
+    return (size - sampled) / (size - 1) * p * (1 - p) / sampled
+
+
+def _stratified_variance(config: Configuration, run: int, method: str) -> float:
+    """``Var[p^_st]`` of an allocation (Cochran 1977, eq. 5.30 with eq. 3.6 per stratum)."""
+    mask = MEMBER[:, run - 1] & (config.sizes > 0)
+    sizes, relevant = config.sizes[mask], config.relevant[mask]
+    sampled = config.allocations[method][mask]
+    total = sizes.sum()
+    return float(sum((n_h / total) ** 2 * _srs_variance(int(n_h), int(k), int(m))
+                     for n_h, k, m in zip(sizes, relevant, sampled, strict=True)))
+
+
+def design_variances(params: Params) -> dict[str, float]:
+    """Exact variances of a cell's utility estimators, by design.
+
+    ``trec5``, ``proportional``, ``neyman``: the stratified estimate under each allocation
+    (eq. 27 with Cochran 1977, eq. 5.30); ``srs-trec5``, ``srs-proportional``, ``srs-neyman``:
+    an SRS of the run's set of the size that allocation gives it (eq. 27 with Cochran's
+    eq. 3.6).
+    """
+    config = configuration(params)
+    run = int(params["run"])
+    mask, size, relevant = _set_counts(config, run)
+    u_a, u_b = UTILITY[run]
+    scale = (u_a - u_b) ** 2 * size * size
+    found = {}
+    for method in ("trec5", "proportional", "neyman"):
+        found[method] = scale * _stratified_variance(config, run, method)
+        found[f"srs-{method}"] = scale * _srs_variance(
+            size, relevant, int(config.allocations[method][mask].sum()))
+    return found
+
+
+def design_effects(params: Params) -> dict[str, float]:
+    """Exact design effects of the three allocations in a cell.
+
+    The allocation's stratified variance over the variance of an SRS of the run's set with
+    the same number of judgments in it (Kish's design effect); nan when that SRS variance is
+    0 (module docstring, Policies).
+    """
+    variances = design_variances(params)
+    return {method: (variances[method] / variances[f"srs-{method}"]
+                     if variances[f"srs-{method}"] > 0 else float("nan"))
+            for method in ("trec5", "proportional", "neyman")}
+
+
+# ------------------------------------------------------------------------ engine: data
+
+
+class Draws(NamedTuple):
+    """One cell's replicates (rows).
+
+    ``trec5``, ``proportional``, ``neyman``: relevant found per stratum (R, 8); ``unpooled``:
+    how many of the TREC-5 sample's relevant documents were not already in the fixed pool
+    (R, 8); ``srs`` and ``srs_proportional``: relevant found by an SRS of the run's set of
+    the TREC-5 and of the proportional sample's size (R,).
+    """
+
+    trec5: IntArray
+    unpooled: IntArray
+    proportional: IntArray
+    neyman: IntArray
+    srs: IntArray
+    srs_proportional: IntArray
+
+
+def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
+    """The studied system's random samples, ``n_replicates`` of each design."""
+    gen = np.random.default_rng(rng)
+    config = configuration(params)
+    run = int(params["run"])
+    sizes, relevant, covered = config.sizes, config.relevant, config.covered
+    shape = (n_replicates, 8)
+
+    def stratified(method: str) -> IntArray:
+        found: IntArray = gen.hypergeometric(relevant, sizes - relevant,
+                                             config.allocations[method], size=shape)
+        return found
+
+    trec5 = stratified("trec5")
+    # of the relevant documents found, those outside the fixed pool join it
+    unpooled = gen.hypergeometric(relevant - covered, covered, trec5)
+    mask, size, set_relevant = _set_counts(config, run)
+
+    def srs(method: str) -> IntArray:
+        found: IntArray = gen.hypergeometric(
+            set_relevant, size - set_relevant, int(config.allocations[method][mask].sum()),
+            size=n_replicates)
+        return found
+
+    draws = Draws(trec5, unpooled, stratified("proportional"), stratified("neyman"),
+                  srs("trec5"), srs("proportional"))
+    return Sample(data=draws, size=n_replicates)
+
+
+# --------------------------------------------------------------------- engine: methods
+
+
+def _stratified(method: str, data: Draws, params: Params) -> tuple[Array, Array]:
+    config = configuration(params)
+    return _utility_estimate(config.sizes, config.allocations[method],
+                             getattr(data, method), int(params["run"]))
+
+
+def _normal(estimate: Array, se: Array) -> Estimates:
+    """The paper's interval ``u^ +- 1.96 SE`` (section 8); degenerate when SE is 0."""
+    return Estimates(estimate=estimate, se=se, low=_rounded(estimate - Z95 * se),
+                     high=_rounded(estimate + Z95 * se), reject=se == 0.0)
+
+
+def _trec5(data: Draws, params: Params) -> Estimates:
+    return _normal(*_stratified("trec5", data, params))
+
+
+def _allocated(method: str, data: Draws, params: Params) -> Estimates:
+    estimate, se = _stratified(method, data, params)
+    return Estimates(estimate=estimate, se=se)
+
+
+def _srs_estimate(data: Draws, params: Params, field: str, method: str) -> tuple[Array, Array]:
+    config = configuration(params)
+    run = int(params["run"])
+    mask, size, _ = _set_counts(config, run)
+    positives = getattr(data, field)
+    if size == 0:
+        return np.zeros(positives.size), np.zeros(positives.size)
+    sampled = int(config.allocations[method][mask].sum())
+    proportion, variance = stratified_proportion([size], [sampled], positives[:, None])
+    u_a, u_b = UTILITY[run]
+    return (_rounded(((u_a - u_b) * np.asarray(proportion) + u_b) * size),
+            (u_a - u_b) * size * np.sqrt(np.asarray(variance)))
+
+
+def _srs(data: Draws, params: Params) -> Estimates:
+    return _normal(*_srs_estimate(data, params, "srs", "trec5"))
+
+
+def _pooled_values(data: Draws, params: Params) -> Array:
+    config = configuration(params)
+    run = int(params["run"])
+    mask, size, _ = _set_counts(config, run)
+    judged = config.covered[mask].sum() + data.unpooled[:, mask].sum(axis=1)
+    u_a, u_b = UTILITY[run]
+    found: Array = np.asarray(pooled_estimate(size, judged, judged, u_a=u_a, u_b=u_b).estimate,
+                              dtype=np.float64).reshape(-1)
+    return np.broadcast_to(found, (data.srs.size,)).copy()
+
+
+def _pooled(data: Draws, params: Params) -> Estimates:
+    estimate = _pooled_values(data, params)
+    true = truth(params)
+    return Estimates(estimate=estimate,
+                     reject=estimate > true + 1e-9 * max(1.0, abs(true)))
+
+
+def _interval(method: str, data: Draws, params: Params) -> Estimates:
+    """An interval of `StratifiedEstimate` from the TREC-5 sample, once per distinct outcome."""
+    config = configuration(params)
+    run = int(params["run"])
+    mask = MEMBER[:, run - 1]
+    u_a, u_b = UTILITY[run]
+    outcomes, inverse = np.unique(data.trec5[:, mask], axis=0, return_inverse=True)
+    bounds = np.array([
+        tuple(StratifiedEstimate(config.sizes[mask], config.allocations["trec5"][mask], row)
+              .utility(u_a=u_a, u_b=u_b)
+              .confidence_interval(float(params["confidence_level"]), method=method))
+        for row in outcomes])
+    low, high = _rounded(bounds[:, 0])[inverse.reshape(-1)], _rounded(bounds[:, 1])[
+        inverse.reshape(-1)]
+    return Estimates(low=low, high=high, reject=high == low)
+
+
+def _category(data: Draws, params: Params) -> tuple[IntArray, BoolArray]:
+    estimate, se = _stratified("trec5", data, params)
+    return categorise(_pooled_values(data, params), estimate, se), se == 0.0
+
+
+def _table2(row: int, data: Draws, params: Params) -> Estimates:
+    category, _ = _category(data, params)
+    return Estimates(reject=category == row)
+
+
+def _table2_above_degenerate(data: Draws, params: Params) -> Estimates:
+    category, degenerate = _category(data, params)
+    return Estimates(reject=(category == 4) & degenerate)
+
+
+def _gap(first: tuple[str, str], second: tuple[str, str], data: Draws, params: Params
+         ) -> Estimates:
+    """``u + (e_1^2 - e_2^2)``: its bias is the difference of the two designs' MSEs."""
+    true = truth(params)
+    errors = []
+    for kind, method in (first, second):
+        if kind == "stratified":
+            estimate, _ = _stratified(method, data, params)
+        else:
+            estimate, _ = _srs_estimate(data, params, "srs_proportional", method)
+        errors.append(estimate - true)
+    return Estimates(estimate=true + errors[0] ** 2 - errors[1] ** 2)
+
+
+METHODS = {
+    "pooled": _pooled,
+    "srs": _srs,
+    "trec5": _trec5,
+    "proportional": functools.partial(_allocated, "proportional"),
+    "neyman": functools.partial(_allocated, "neyman"),
+    **{name: functools.partial(_interval, name)
+       for name in ("jeffreys", "mover-wilson", "korn-graubard")},
+    **{f"table2-{name}": functools.partial(_table2, row)
+       for row, name in enumerate(CATEGORIES)},
+    "table2-above-degenerate": _table2_above_degenerate,
+    "gap-neyman-proportional": functools.partial(
+        _gap, ("stratified", "neyman"), ("stratified", "proportional")),
+    "gap-proportional-srs": functools.partial(
+        _gap, ("stratified", "proportional"), ("srs", "proportional")),
+}
+
+
+# ------------------------------------------------------------------------------ summary
+
+
+def _long(table: str, frame: pd.DataFrame, *, spread: pd.DataFrame | None = None,
+          paper: pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """Rows ``table, row, column, ours, spread, paper`` of a wide frame (nan where absent)."""
+    rows = []
+    for row in frame.index:
+        for column in frame.columns:
+            rows.append({
+                "table": table, "row": str(row), "column": str(column),
+                "ours": float(frame.loc[row, column]),
+                "spread": float("nan") if spread is None else float(spread.loc[row, column]),
+                "paper": (float(paper.loc[row, column]) if paper is not None
+                          and row in paper.index and column in paper.columns
+                          else float("nan"))})
+    return rows
+
+
+def _table2_rows(frames: Sequence[pd.DataFrame]) -> list[dict[str, Any]]:
+    tables = [table2(frame) for frame in frames]
+    stacked = pd.concat(tables, keys=range(len(tables)))
+    mean = stacked.groupby(level=1, sort=False).mean()
+    sd = stacked.groupby(level=1, sort=False).std()
+    rows = []
+    for kind, paper in (("count", PAPER_TABLE2), ("degenerate", PAPER_DEGENERATE)):
+        paper = paper.assign(total=paper.sum(axis=1))
+        rows += _long(f"table2 {kind}", mean[kind], spread=sd[kind], paper=paper)
+    return rows
+
+
+def _rank_rows(frames: Sequence[pd.DataFrame]) -> list[dict[str, Any]]:
+    tables = [rank_table(frame) for frame in frames]
+    first = tables[0]
+    flat = first.copy()
+    flat.columns = [f"run {run} {estimator}" for run, estimator in first.columns]
+    rows = _long("table1 mean rank (evaluation 0)", flat.rename(index=lambda s: f"system {s}"))
+    agreements = pd.concat([rank_agreement(t, f) for t, f in zip(tables, frames, strict=True)])
+    measures = ["spearman", "kendall", "top_changes", "topic_top_changes"]
+    mean = agreements.groupby(["run", "first", "second"])[measures].mean()
+    sd = agreements.groupby(["run", "first", "second"])[measures].std()
+    paper = rank_agreement(PAPER_TABLE1).set_index(["run", "first", "second"])
+    for key in mean.index:
+        label = f"run {key[0]} {key[1]} vs {key[2]}"
+        for measure in measures:
+            value = paper.loc[key, measure] if key in paper.index else float("nan")
+            rows.append({"table": "table1 agreement", "row": label, "column": measure,
+                         "ours": float(mean.loc[key, measure]),
+                         "spread": float(sd.loc[key, measure]), "paper": float(value)})
+    return rows
+
+
+_BANDS = (0, 1, 21, 101, 501, np.inf)
+
+
+def _pooled_bias_rows(frames: Sequence[pd.DataFrame]) -> list[dict[str, Any]]:
+    """Mean pooled error and the share of relevant documents it misses, by topic ``R``."""
+    both = pd.concat(frames)
+    band = pd.cut(both["topic_relevant"], _BANDS, right=False,
+                  labels=["0", "1-20", "21-100", "101-500", "501+"])
+    both = both.assign(band=band, error=both["pooled"] - both["truth"],
+                       missed=both["relevant_in_set"] - both["pooled_relevant"])
+    grouped = both.groupby(["band", "run"], observed=True)
+    rows = []
+    for (name, run), part in grouped:
+        rows.append({"table": "pooled bias by topic relevant", "row": str(name),
+                     "column": f"run {run} mean error", "ours": float(part["error"].mean()),
+                     "spread": float(part["error"].std()), "paper": float("nan")})
+        rows.append({"table": "pooled bias by topic relevant", "row": str(name),
+                     "column": f"run {run} share of relevant unjudged",
+                     "ours": float(part["missed"].sum() / max(1, part["relevant_in_set"].sum())),
+                     "spread": float("nan"), "paper": float("nan")})
+    return rows
+
+
+def _design_rows(result: StudyResult) -> list[dict[str, Any]]:
+    rows = []
+    for cell in result.expanded().cells:
+        label = ", ".join(f"{k}={v}" for k, v in cell.params.items()
+                          if k != "confidence_level")
+        exact = design_effects(cell.params)
+        found = {m: cell.performance[m].measures.get("empirical_se")
+                 for m in ("trec5", "srs") if m in cell.performance}
+        measured = float("nan")
+        if len(found) == 2 and found["srs"] is not None and found["srs"].value > 0:
+            measured = (found["trec5"].value / found["srs"].value) ** 2
+        for method, value in exact.items():
+            rows.append({"table": "design effect (exact)", "row": label, "column": method,
+                         "ours": value, "spread": float("nan"), "paper": float("nan")})
+        rows.append({"table": "design effect (Monte Carlo)", "row": label, "column": "trec5",
+                     "ours": measured, "spread": float("nan"), "paper": float("nan")})
+    return rows
+
+
+def summary_table(result: StudyResult) -> list[dict[str, Any]]:
+    """The headline tables, long: ``table, row, column, ours, spread, paper``.
+
+    Tables 1-3 (seed 004) from `N_EVALUATIONS` simulated evaluations (``ours`` their mean,
+    ``spread`` their sd), the pooled bias by topic size, and the run's cells' design effects.
+    """
+    frames = _evaluations()
+    calibration = calibration_table(frames)
+    ours = calibration.filter(like="_ours").rename(columns=lambda c: c[:-5])
+    paper = calibration.filter(like="_paper").rename(columns=lambda c: c[:-6])
+    spread = pd.concat([calibration_table([f]).filter(like="_ours") for f in frames],
+                       keys=range(len(frames))).groupby(level=1, sort=False).std()
+    return [*_table2_rows(frames),
+            *_long("table3 medians", ours, paper=paper,
+                   spread=spread.rename(columns=lambda c: c[:-5])),
+            *_rank_rows(frames), *_pooled_bias_rows(frames), *_design_rows(result)]
+
+
+# ---------------------------------------------------------------------------- the study
+
+# Table 3: the median topic whose pooled estimate lay above the interval had 20 relevant
+# documents in the pool, its set 256 documents; topics with fewer than 20 can leave the set
+# without relevant documents, where every interval is exact.
+# Rare relevant documents: topics with at most 80 (Table 3's median set holds 2 by pooling)
+# and sets of 250 or more, which the 100 judgments sample rather than judge in full.
+_RARE = "relevant <= 80 and submitted >= 250"
+_EVERY_CELL = ("relevant", "submitted", "separation", "run")
+# The engine's mean of a constant estimate (a set judged in full) is off by ~1e-14 with an
+# MCSE of ~1e-16: a margin of 1e-6 utility units (squared, for the gaps) absorbs it.
+_ROUNDING = 1e-6
+
+CLAIMS = (
+    Claim("pooled-never-above-truth",
+          "The pooled estimate never exceeds the true utility, in any replicate: it is a lower "
+          "bound (Lewis 1996, section 7.1).",
+          ("pooled",), "rejection", "at_most", target=0.0),
+    Claim("stratified-and-srs-unbiased",
+          "The stratified estimate under each allocation and the SRS estimate are unbiased "
+          "(section 7.2).",
+          ("trec5", "proportional", "neyman", "srs"), "bias", "within", target=0.0,
+          margin=_ROUNDING),
+    Claim("neyman-variance-at-most-proportional",
+          "For the set Neyman allocation was computed for (run 3, the union of the nested "
+          "sets), its MSE is at most proportional allocation's with the same 100 judgments "
+          "(Cochran 1977, section 5.5). For runs 1 and 2 it is not: the union's optimum can "
+          "starve their strata (see Findings).",
+          ("gap-neyman-proportional",), "bias", "at_most", target=0.0, margin=_ROUNDING,
+          where="run == 3"),
+    Claim("proportional-variance-at-most-srs",
+          "For sets of 1,000 or more, proportional allocation's MSE is at most that of an SRS "
+          "of the same size (Cochran 1977, section 5.6). In smaller sets the 2-judgment "
+          "minimum per stratum distorts the allocation (see Findings).",
+          ("gap-proportional-srs",), "bias", "at_most", target=0.0, margin=_ROUNDING,
+          where="submitted >= 1000"),
+    Claim("normal-interval-undercovers-when-rare",
+          "Where relevant documents are rare (topics with at most 80, sets of 250 or more), "
+          "the paper's normal interval covers at least 15 points below 95% on average over "
+          "the cells: it often collapses to a point (section 9.3).",
+          ("trec5",), "coverage", "at_most", target="confidence_level", margin=-0.15,
+          where=_RARE, mean_over=_EVERY_CELL),
+    Claim("non-degenerate-intervals-repair-it-on-average",
+          "There the Jeffreys, MOVER-Wilson and Korn-Graubard intervals cover within 1 point "
+          "of 95% or more on average over the same cells (not in every cell: see Findings).",
+          ("jeffreys", "mover-wilson", "korn-graubard"), "coverage", "at_least",
+          target="confidence_level", margin=0.01, where=_RARE, mean_over=_EVERY_CELL),
+)
+
+_SHOWN = "submitted == 1000 and separation == 2.0"
+
+FIGURES = (
+    Figure("measure_by",
+           "Coverage against the topic's number of relevant documents (the system's run-3 set "
+           "holds 1000 documents): the paper's normal interval (trec5) and the SRS normal "
+           "interval fall to 0.14-0.68 on topics with 5-40 relevant documents, where the sample "
+           "often finds none of the few in the set and the interval collapses to a point, and "
+           "again to 0.67 in run 1 at 2,500, where every sampled document is relevant. "
+           "Jeffreys and MOVER-Wilson stay within about 3 points of 95% except with 2 relevant "
+           "documents in the set (0.80-0.86: finding one lifts their lower bound above the "
+           "truth); Korn-Graubard drops to 0.69-0.70 at 40.",
+           where=_SHOWN,
+           options={"measure": "coverage", "x": "relevant", "panel_by": "run",
+                    "reference": 0.95, "log_x": True,
+                    "methods": ("trec5", "srs", "jeffreys", "mover-wilson", "korn-graubard")}),
+    Figure("measure_by",
+           "Table 2 by topic size: the share of replicates whose pooled estimate lies below, "
+           "inside or above the stratified 95% interval, or equals the estimate; 'above' (and "
+           "above a degenerate interval) on rare topics, 'below' on topics with many relevant "
+           "documents. The paper's counts beside ours are in the summary table.",
+           where=_SHOWN,
+           options={"measure": "rejection", "x": "relevant", "panel_by": "run",
+                    "methods": tuple(f"table2-{c}" for c in (*CATEGORIES, "above-degenerate")),
+                    "title": "stratified_vs_pooled: Table 2 rows (share of replicates) "
+                             f"against relevant, by run ({_SHOWN})"}),
+    Figure("measure_by",
+           "Empirical SE of the utility estimate under TREC-5's equal allocation, proportional "
+           "and (oracle) Neyman allocation and an SRS of TREC-5's size: the design effect is "
+           "the square of an allocation's SE over the SRS's (exact values in the summary).",
+           where=_SHOWN,
+           options={"measure": "empirical_se", "x": "relevant", "panel_by": "run",
+                    "methods": ("trec5", "proportional", "neyman", "srs")}),
+    Figure("measure_by",
+           "The pooled estimate's bias grows (downwards) with the number of relevant documents "
+           "(section 9.3's other tail), while the stratified estimate stays on zero.",
+           where=_SHOWN,
+           options={"measure": "bias", "x": "relevant", "panel_by": "run", "reference": 0.0,
+                    "methods": ("pooled", "trec5")}),
+    Figure("heat_map",
+           "Coverage of the paper's normal interval for run 3 by topic size and set size: at "
+           "most 0.76 wherever a set of 1000 or more meets a topic of at most 40 relevant "
+           "documents; exact (1.0) for sets of 50, which are judged in full.",
+           where="run == 3 and separation == 2.0",
+           options={"measure": "coverage", "method": "trec5", "rows": "relevant",
+                    "columns": "submitted", "center": 0.95}),
+)
+
+STUDY = Study(
+    name="stratified_vs_pooled",
+    version="1",
+    grids={
+        "quick": Grid({"relevant": [5, 40, 300, 2000], "submitted": [250, 1000, 4000],
+                       "separation": [2.0], "run": list(RUNS), "confidence_level": [0.95]},
+                      n_replicates=1_000),
+        "full": Grid({"relevant": [2, 5, 10, 20, 40, 80, 150, 300, 600, 1200, 2500],
+                      "submitted": [50, 250, 1000, 4000], "separation": [1.5, 2.0, 2.5],
+                      "run": list(RUNS), "confidence_level": [0.95]},
+                     n_replicates=10_000),
+    },
+    truth=truth,
+    generate=generate,
+    methods=METHODS,
+    measures=("bias", "empirical_se", "mse", "model_se", "model_se_error", "coverage", "width",
+              "rejection"),
+    claims=CLAIMS,
+    figures=FIGURES,
+    summary=summary_table,
+)
