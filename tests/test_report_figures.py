@@ -1,5 +1,6 @@
 """The figures the studies declare draw from a quick run (`studies.report.figures`)."""
 
+import dataclasses
 import io
 import xml.etree.ElementTree as ET
 
@@ -140,3 +141,96 @@ def test_a_figure_the_plot_cannot_draw_names_the_figure_and_the_reason(results):
     with pytest.raises(ValueError, match=r"of study bias_f1 cannot be drawn: .*filter") as error:
         draw(figure, study, results["bias_f1"], figure_id="many")
     assert "\n" not in str(error.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Figures of a study's summary table
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A tiny in-memory run of mean_bias (a study without a summary table)."""
+    study = get_study("mean_bias")
+    grid = Grid({"distribution": ["exponential"], "n": [10]}, n_replicates=50)
+    return study, run([study], grid=grid, rng=7, workers=1)["mean_bias"]
+
+
+def _summary(result):
+    """Design-effect-like rows labelled by cell, and a total row without a label to split."""
+    rows = [{"table": "effect", "row": f"n={n}, sizes=[{n}, 2], run={r}", "column": method,
+             "ours": 1.0 + 0.1 * k + n / 1000, "spread": 0.0}
+            for n in (10, 100, 1000) for r in (1, 2) for k, method in enumerate(("a", "b"))]
+    return [*rows, {"table": "total", "row": "all", "column": "a", "ours": 3.0, "spread": 0.1}]
+
+
+def _lines(**options):
+    return Figure("summary_lines", "The effect against n, a line per method.",
+                  options={"split": "row", "query": "table == 'effect'", "x": "n", "y": "ours",
+                           "hue": "column", "panel_by": "run", **options})
+
+
+def test_a_summary_figure_splits_labels_into_columns_and_selects_rows_by_its_query(small):
+    study, result = small
+    study = dataclasses.replace(study, summary=_summary)
+    svg = draw(_lines(reference=1.0), study, result, figure_id="effect")
+    assert svg == draw(_lines(reference=1.0), study, result, figure_id="effect")
+    words = " ".join("".join(t.itertext()) for t in ET.fromstring(svg).iter(f"{SVG}text"))
+    for text in ("run = 1", "run = 2", "reference (1)", "mean_bias: ours against n by run "
+                 "(table == 'effect')"):
+        assert text in words
+    # a split list value stays whole, and the query can use it
+    narrowed = _lines(query="table == 'effect' and sizes == '[10, 2]'", x="run", panel_by=None)
+    assert "sizes == '[10, 2]'" in draw(narrowed, study, result, figure_id="narrow")
+
+
+@pytest.mark.parametrize(("figure", "message"), [
+    (_lines(query="table == 'effect' and n == 7"),
+     r"selects no summary rows; query=\"table == 'effect' and n == 7\"$"),
+    (_lines(query="size == 7"), r"has a query that is not a query over its summary columns"),
+    (_lines(split="ours"), r"options\['split'\] must name a text column of the summary"),
+    (dataclasses.replace(_lines(), where="n == 10"),
+     r"selects summary rows with options\['query'\], not where; where='n == 10'$"),
+    (_lines(query="table == 'effect' and run == 1", panel_by=None, hue=None),
+     r"cannot be drawn: `frame` has several rows per \(n\), differing in column: select"),
+])
+def test_a_summary_figure_that_cannot_select_its_rows_raises_a_one_line_error(
+        small, figure, message):
+    study, result = small
+    study = dataclasses.replace(study, summary=_summary)
+    with pytest.raises(ValueError, match=message) as error:
+        draw(figure, study, result, figure_id="bad")
+    assert "\n" not in str(error.value)
+    assert "of study mean_bias" in str(error.value)
+
+
+def test_a_split_label_may_not_name_a_column_the_summary_has(small):
+    study, result = small
+    study = dataclasses.replace(study, summary=lambda r: [{"row": "ours=1", "ours": 2.0}])
+    with pytest.raises(ValueError, match=r"options\['split'\] column 'row' names 'ours', "
+                                         r"already a column of the summary$") as error:
+        draw(_lines(query=""), study, result, figure_id="clash")
+    assert "\n" not in str(error.value)
+
+
+def test_a_summary_figure_of_a_study_without_a_summary_raises_a_one_line_error(small):
+    study, result = small
+    assert study.summary is None
+    with pytest.raises(ValueError, match=r"^figure 'The effect against n, a line per method\.' "
+                                         r"of study mean_bias: a summary_lines figure draws the "
+                                         r"study's summary table, and the study has none"
+                       ) as error:
+        draw(_lines(), study, result, figure_id="none")
+    assert "\n" not in str(error.value)
+
+
+def test_the_table2_figure_draws_ours_beside_the_paper_in_every_panel(results):
+    study = get_study("stratified_vs_pooled")
+    figure = next(f for f in study.figures if f.kind == "summary_bars")
+    svg = draw(figure, study, results["stratified_vs_pooled"], figure_id="t2")
+    assert svg == draw(figure, study, results["stratified_vs_pooled"], figure_id="t2")
+    groups = {g.get("id"): g for g in ET.fromstring(svg).iter(f"{SVG}g") if g.get("id")}
+    # 5 Table 2 rows x 4 panels (runs 1-3 and total) x (ours, paper)
+    assert len([i for i in groups if i.startswith("t2-bar-")]) == 5 * 4 * 2
+    for panel in range(4):  # ours carries its sd over the 10 evaluations, the paper none
+        assert len(list(groups[f"t2-error-{panel}-0"].iter(f"{SVG}path"))) == 5
+        assert f"t2-error-{panel}-1" not in groups

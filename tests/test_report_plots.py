@@ -18,6 +18,8 @@ from studies.report.plots import (
     coverage_against,
     heat_map,
     measure_by,
+    summary_bars,
+    summary_lines,
     svg,
     zip_plot,
     zip_ranking,
@@ -244,6 +246,140 @@ def test_zip_plot_draws_one_miss_line_per_interval_that_misses():
     assert f"coverage {coverage:.3f}" in words and "wald, n = 20" in words
     for text in ("fractional centile of |z| (%)", "interval bounds", "truth", "nominal (0.95)"):
         assert text in words
+
+
+# --------------------------------------------------------------------------------------------
+# Summary tables
+
+
+def table2(shift: float = 0.0) -> pd.DataFrame:
+    """Summary rows of a Table 2: 3 rows x 2 panels, ours with an sd beside the paper's."""
+    rows = []
+    for column in ("1", "total"):
+        for k, row in enumerate(("below", "equal", "above")):
+            rows.append({"table": "table2", "row": row, "column": column,
+                         "ours": 10.0 * (k + 1) + shift, "spread": 1.0 + k,
+                         "paper": 12.0 * (k + 1)})
+    return pd.DataFrame(rows)
+
+
+def effects(shift: float = 0.0) -> pd.DataFrame:
+    """Summary rows of design effects: 2 runs x 3 sizes x 2 allocations."""
+    rows = []
+    for run_ in (1, 2):
+        for relevant in (5, 50, 500):
+            for k, allocation in enumerate(("trec5", "neyman")):
+                rows.append({"run": run_, "relevant": relevant, "column": allocation,
+                             "ours": 1.2 - 0.3 * k + shift + relevant / 5000,
+                             "spread": 0.05})
+    return pd.DataFrame(rows)
+
+
+def test_summary_bars_draws_a_bar_per_row_and_column_and_error_bars_from_the_spread():
+    document = summary_bars(table2(), x="row", bars=["ours", "paper"],
+                            error={"ours": "spread"}, panel_by="column", figure_id="t2")
+    bars = [i for i in ids(document) if i.startswith("t2-bar-")]
+    assert len(bars) == len(table2()) * 2
+    assert {"t2-bar-0-0-0", "t2-bar-1-1-2"} <= set(bars)
+    groups = {g.get("id"): g for g in ET.fromstring(document).iter(f"{SVG}g")}
+    for panel in (0, 1):  # one error bar per row of the panel, on ours only
+        assert len(list(groups[f"t2-error-{panel}-0"].iter(f"{SVG}path"))) == 3
+        assert f"t2-error-{panel}-1" not in groups
+    words = texts(document)
+    for text in ("column = 1", "column = total", "below", "above", "ours (± spread)", "paper",
+                 "ours, paper by row"):
+        assert text in words
+
+
+def test_summary_bars_skips_missing_values_and_takes_labels_and_a_log_axis():
+    frame = table2().assign(paper=lambda f: f["paper"].where(f["row"] != "above"))
+    document = summary_bars(frame, x="row", bars=["ours", "paper"], error={"ours": "spread"},
+                            panel_by="column", log_y=True, y_label="pairs",
+                            labels={"1": "run 1", "total": "all runs", "spread": "1 sd",
+                                    "row": "Table 2 row", "below": "below the interval"},
+                            title="Table 2", figure_id="t2")
+    assert len([i for i in ids(document) if i.startswith("t2-bar-")]) == 12 - 2
+    words = texts(document)
+    for text in ("run 1", "all runs", "ours (± 1 sd)", "Table 2 row", "below the interval",
+                 "pairs", "Table 2"):
+        assert text in words
+    assert "column =" not in words
+    assert re.search(r">10</text>", document)  # a log axis with plain-number ticks
+
+
+def test_summary_lines_draws_a_line_per_hue_with_labels_errors_and_a_reference():
+    document = summary_lines(effects(), x="relevant", y="ours", hue="column", panel_by="run",
+                             error="spread", reference=1.0, figure_id="de",
+                             labels={"ours": "design effect", "column": "allocation",
+                                     "neyman": "Neyman (oracle)", "spread": "1 sd"})
+    words = texts(document)
+    for text in ("run = 1", "run = 2", "trec5", "Neyman (oracle)", "allocation",
+                 "design effect", "reference (1)", "± 1 sd", "relevant", "ours against relevant"):
+        assert text in words
+    assert len(re.findall(r'id="de-line2d_\d+"', document)) >= 4  # 2 hues x 2 panels
+    assert len(re.findall(r'id="de-LineCollection_\d+"', document)) == 4  # their error bars
+    assert set(re.findall(r">(\d+)</text>", document)) >= {"5", "50", "500"}  # log x, grid
+
+
+def test_summary_lines_breaks_a_line_at_a_missing_value_and_needs_no_hue():
+    frame = effects().query("column == 'trec5' and run == 1")
+    frame.loc[frame["relevant"] == 50, "ours"] = np.nan
+    words = texts(summary_lines(frame, x="relevant", y="ours", log_x=False))
+    assert "trec5" not in words  # a single line: no legend
+    assert "ours against relevant" in words
+
+
+def test_summary_figures_are_byte_identical_on_the_same_rows_and_differ_on_others():
+    def draw(shift: float) -> list[str]:
+        return [summary_bars(table2(shift), x="row", bars=["ours", "paper"],
+                             error={"ours": "spread"}, panel_by="column", figure_id="bars"),
+                summary_lines(effects(shift), x="relevant", y="ours", hue="column",
+                              panel_by="run", reference=1.0, figure_id="lines")]
+
+    first, again, other = draw(0.0), draw(0.0), draw(0.5)
+    assert first == again
+    assert first[0] != other[0] and first[1] != other[1]
+    for document, prefix in zip(first, ("bars-", "lines-"), strict=True):
+        assert ids(document) and all(i.startswith(prefix) for i in ids(document))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: summary_bars(table2(), x="row", bars="ours", panel_by="column"),
+     "`bars` must be a non-empty sequence of column names; got 'ours'."),
+    (lambda: summary_bars(table2(), x="row", bars=["ours", "mine"], panel_by="column"),
+     "`bars` must be a column of the frame; got 'mine'."),
+    (lambda: summary_bars(table2(), x="row", bars=["ours", "table"], panel_by="column"),
+     "`bars` must name numeric columns; 'table' holds str values."),
+    (lambda: summary_bars(table2(), x="row", bars=["ours"], error={"paper": "spread"}),
+     "`error` must map columns of `bars` (ours); got 'paper'."),
+    (lambda: summary_bars(table2(), x="row", bars=["ours"], error="spread"),
+     "`error` must map columns of `bars` to the columns of their error bars; got 'spread'."),
+    (lambda: summary_bars(table2(), x="row", bars=["ours", "paper"]),
+     "`frame` has several rows per (row), differing in column: select one row each first."),
+    (lambda: summary_bars(table2(), x="row", bars=["ours"], panel_by="row"),
+     "`panel_by` must differ from `x`; both are 'row'."),
+    (lambda: summary_bars(table2().iloc[:0], x="row", bars=["ours"]),
+     "`frame` must have rows; got an empty frame."),
+    (lambda: summary_bars(table2().assign(ours=np.nan), x="row", bars=["ours"],
+                          panel_by="column"),
+     "`bars` must name columns holding a number; ours hold none in the frame."),
+    (lambda: summary_lines(effects(), x="relevant", y="ours", hue="column"),
+     "`frame` has several rows per (relevant, column), differing in run: select one row "
+     "each first."),
+    (lambda: summary_lines(effects(), x="size", y="ours", hue="column", panel_by="run"),
+     "`x` must be a column of the frame; got 'size'."),
+    (lambda: summary_lines(effects(), x="relevant", y="column", panel_by="run"),
+     "`y` must name numeric columns; 'column' holds str values."),
+    (lambda: summary_lines(effects().assign(run=[1.0, np.nan] * 6), x="relevant", y="ours",
+                           hue="column", panel_by="run"),
+     "`panel_by` column 'run' has no value in 6 rows: filter them out first."),
+    (lambda: summary_lines(effects(), x="relevant", y="ours", hue="column", panel_by="run",
+                           labels=["a"]),
+     "`labels` must be a mapping of names and values to text; got list."),
+])
+def test_bad_summary_options_raise_one_line_errors_naming_the_argument(call, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
 
 
 # --------------------------------------------------------------------------------------------

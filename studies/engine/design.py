@@ -106,7 +106,8 @@ class Grid:
         return found
 
 
-FIGURE_KINDS: tuple[str, ...] = ("coverage_against", "measure_by", "heat_map", "zip_plot")
+FIGURE_KINDS: tuple[str, ...] = ("coverage_against", "measure_by", "heat_map", "zip_plot",
+                                  "summary_bars", "summary_lines")
 
 
 @dataclass(frozen=True)
@@ -118,16 +119,23 @@ class Figure:
 
     Attributes
     ----------
-    kind : {"coverage_against", "measure_by", "heat_map", "zip_plot"}
-        The plot (`studies.report.plots`).
+    kind : str
+        The plot (`studies.report.plots`), one of `FIGURE_KINDS`: ``coverage_against``,
+        ``measure_by``, ``heat_map``, ``zip_plot``, ``summary_bars``, ``summary_lines``.
+        ``summary_bars`` and ``summary_lines`` draw the study's summary table
+        (`Study.summary`) rather than its cells: columns side by side as grouped bars (say
+        ours beside the paper's, with error bars), or one column against another as lines.
     caption : str
         What the reader should see in it, in plain words.
     where : str
         The cells it shows: a pandas query over the grid parameters (empty: every cell). A
-        ``zip_plot`` shows one Monte Carlo cell: the first cell the query selects.
+        ``zip_plot`` shows one Monte Carlo cell: the first cell the query selects. A summary
+        figure leaves it empty: its ``options["query"]`` selects summary rows.
     options : Mapping[str, Any]
         Keyword arguments of the plot function (``x``, ``panel_by``, ``methods``, ``measure``,
-        ...); a ``zip_plot`` takes ``method``.
+        ...); a ``zip_plot`` takes ``method``. A summary figure also takes ``query``, a pandas
+        query over the summary's columns, and ``split``, a column of ``name=value, ...``
+        labels turned into columns first (`studies.report.figures.summary_rows`).
     """
 
     kind: str

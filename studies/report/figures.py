@@ -21,6 +21,15 @@ Parameters holding lists (say stratum sizes ``[200, 50, 20]``) are compared as t
 the plots label them and as claims compare them (`studies.engine.regions`):
 ``where="sizes == '[200, 50, 20]'"``.
 
+A summary figure (``summary_bars``, ``summary_lines``) draws the study's summary table
+(`Study.summary`, called on the result) rather than its cells: ``where`` stays empty and
+``options["query"]``, a pandas query over the table's columns, selects the rows
+(`summary_rows`). Summary tables often label a row by its cell, ``"relevant=5,
+submitted=250, run=1"``; ``options["split"]`` names such a column, whose ``name=value`` pairs
+become columns (numbers where they read as numbers) that the query and the plot can use:
+``options={"split": "row", "query": "table == 'design effect (exact)' and submitted ==
+1000", "x": "relevant", ...}``.
+
 A figure whose query selects no cells raises ValueError with a one-line message naming the
 figure, the study and the query, so that a report fails loudly when a grid changes under its
 figures.
@@ -29,6 +38,7 @@ figures.
 from __future__ import annotations
 
 import io
+import re
 import textwrap
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -44,9 +54,14 @@ from studies.engine.regions import region_mask
 from studies.engine.store import damaged, existing_store
 from studies.report import plots
 
-__all__ = ["cell_estimates", "decode_estimates", "draw", "figure_rows"]
+__all__ = ["SUMMARY_KINDS", "cell_estimates", "decode_estimates", "draw", "figure_rows",
+           "summary_rows"]
 
 _TITLE_WIDTH = 80  # characters per title line (a 7-inch figure at 11 pt)
+SUMMARY_KINDS: tuple[str, ...] = ("summary_bars", "summary_lines")
+"""The figure kinds drawn from a study's summary table rather than from its cells."""
+_SELECTING = ("query", "split")  # options of a summary figure that select its rows
+_PAIR = re.compile(r",\s*(?=[A-Za-z_][A-Za-z0-9_]*=)")  # a comma that starts the next name=
 
 
 class _Selection(ValueError):
@@ -64,9 +79,11 @@ def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
         arguments of the plot function of its ``kind`` (`studies.report.plots`), except for a
         ``zip_plot``, which takes ``method`` (required), ``nominal`` (default: the cell's
         ``confidence_level``, if it has one), ``replicates`` (draw the first ``k`` replicates
-        only; default all) and ``title``.
+        only; default all) and ``title``, and for the summary figures (`SUMMARY_KINDS`),
+        whose ``query`` and ``split`` select the rows (`summary_rows`).
     study : Study
-        The study the results are of (a zip plot takes the cell's truth from it).
+        The study the results are of (a zip plot takes the cell's truth from it, a summary
+        figure its summary table).
     result : StudyResult
         The study's results, from `studies.engine.run` or `studies.engine.results_from_store`.
     figure_id : str
@@ -84,16 +101,26 @@ def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
     Raises
     ------
     ValueError
-        When the query selects no cells (for a zip plot, no Monte Carlo cell), is not a valid
-        query over the study's parameters, or the plot cannot be drawn from the selected rows;
+        When the query selects no cells (for a zip plot, no Monte Carlo cell; for a summary
+        figure, no rows or a study without a summary), is not a valid query over the study's
+        parameters (or summary columns), or the plot cannot be drawn from the selected rows;
         a one-line message names the figure and the reason.
     """
     options = dict(figure.options)
     try:
         if figure.kind == "zip_plot":
             return _zip(figure, study, result, options, figure_id, run_dir)
-        rows = figure_rows(figure, study, result)
+        if figure.kind in SUMMARY_KINDS:
+            rows = summary_rows(figure, study, result)
+            for name in _SELECTING:
+                options.pop(name, None)
+        else:
+            rows = figure_rows(figure, study, result)
         title = _wrap(options.pop("title", None) or _title(figure, study))
+        if figure.kind == "summary_bars":
+            return plots.summary_bars(rows, **options, title=title, figure_id=figure_id)
+        if figure.kind == "summary_lines":
+            return plots.summary_lines(rows, **options, title=title, figure_id=figure_id)
         if figure.kind == "coverage_against":
             return plots.coverage_against(rows, **options, title=title, figure_id=figure_id)
         if figure.kind == "measure_by":
@@ -140,6 +167,74 @@ def figure_rows(figure: Figure, study: Study, result: StudyResult) -> pd.DataFra
         raise _Selection(f"{_name(figure, study)}: its cells have no {measure} rows{of}; "
                          f"where={figure.where!r}")
     return kept[0] if len(kept) == 1 else pd.concat(kept, ignore_index=True)
+
+
+def summary_rows(figure: Figure, study: Study, result: StudyResult) -> pd.DataFrame:
+    """The rows of the study's summary table a summary figure draws.
+
+    ``study.summary(result)`` as a frame; the ``name=value`` pairs of the column
+    ``figure.options["split"]`` (if given) as columns of their own, numeric where every value
+    reads as a number (rows without such pairs get no value); then the rows that
+    ``figure.options["query"]`` (if given) selects.
+
+    Raises
+    ------
+    ValueError
+        When the study has no summary, the figure has a ``where`` (a summary figure selects
+        with its query), ``split`` names no text column or a pair's name is already a
+        column, or the query is invalid or selects no rows (one line naming the figure).
+    """
+    if study.summary is None:
+        raise _Selection(f"{_name(figure, study)}: a {figure.kind} figure draws the study's "
+                         "summary table, and the study has none (Study.summary)")
+    if figure.where:
+        raise _Selection(f"{_name(figure, study)}: a {figure.kind} figure selects summary rows "
+                         f"with options['query'], not where; where={figure.where!r}")
+    rows = pd.DataFrame.from_records([dict(row) for row in study.summary(result)])
+    split, query = figure.options.get("split"), figure.options.get("query", "")
+    if split is not None:
+        try:
+            rows = _split(rows, split)
+        except ValueError as error:
+            raise _Selection(f"{_name(figure, study)}: {error}") from None
+    try:
+        selected = rows[region_mask(rows, query)].reset_index(drop=True)
+    except Exception as error:  # pandas raises many kinds for a bad query
+        raise _Selection(f"{_name(figure, study)} has a query that is not a query over its "
+                         f"summary columns ({_first_line(error)}); query={query!r}") from error
+    if selected.empty:
+        raise _Selection(f"{_name(figure, study)} selects no summary rows; query={query!r}")
+    return selected
+
+
+def _split(rows: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``rows`` with the ``name=value`` pairs of a text column as columns of their own.
+
+    A comma ends a pair only where the next ``name=`` starts, so that a list value
+    (``sizes=[200, 50]``) stays whole.
+
+    Examples
+    --------
+    >>> labels = pd.DataFrame({"row": ["n=5, sizes=[2, 3]", "n=50, sizes=[4, 5]", "total"]})
+    >>> _split(labels, "row")[["n", "sizes"]].to_dict("list")
+    {'n': [5.0, 50.0, nan], 'sizes': ['[2, 3]', '[4, 5]', nan]}
+    """
+    if column not in rows.columns or pd.api.types.is_numeric_dtype(rows[column]):
+        raise ValueError(f"options['split'] must name a text column of the summary "
+                         f"({', '.join(map(str, rows.columns))}); got {column!r}")
+    pairs = [{name.strip(): value.strip() for name, _, value in
+              (part.partition("=") for part in _PAIR.split(str(text)) if "=" in part)}
+             for text in rows[column]]
+    found = pd.DataFrame.from_records(pairs, index=rows.index)
+    clash = [name for name in found.columns if name in rows.columns]
+    if clash:
+        raise ValueError(f"options['split'] column {column!r} names {clash[0]!r}, already a "
+                         "column of the summary")
+    for name in found.columns:
+        numbers = pd.to_numeric(found[name], errors="coerce")
+        if numbers.notna().sum() == found[name].notna().sum():  # every value is a number
+            found[name] = numbers
+    return rows.join(found)
 
 
 def decode_estimates(blob: bytes) -> dict[str, dict[str, NDArray[Any]]]:
@@ -329,11 +424,16 @@ def _title(figure: Figure, study: Study) -> str:
         what = f"coverage against {options.get('x')}"
     elif figure.kind == "measure_by":
         what = f"{options.get('measure')} against {options.get('x')}"
+    elif figure.kind == "summary_bars":
+        what = f"{', '.join(map(str, options.get('bars') or ()))} by {options.get('x')}"
+    elif figure.kind == "summary_lines":
+        what = f"{options.get('y')} against {options.get('x')}"
     else:
         what = f"{options.get('method')}: {options.get('measure')}"
     if options.get("panel_by"):
         what += f" by {options['panel_by']}"
-    return f"{study.name}: {what}" + (f" ({figure.where})" if figure.where else "")
+    where = options.get("query", "") if figure.kind in SUMMARY_KINDS else figure.where
+    return f"{study.name}: {what}" + (f" ({where})" if where else "")
 
 
 def _wrap(text: str) -> str:

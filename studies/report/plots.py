@@ -12,6 +12,14 @@ parameters, ``value`` and ``mcse``):
 * `zip_plot`: the intervals of one Monte Carlo cell ranked by ``|z|`` (Morris, White &
   Crowther 2019, figure 4); `zip_ranking` computes the ranking it draws.
 
+Two figures read a study's summary table instead (`studies.engine.Study.summary`: rows of
+named columns, such as ``table, row, column, ours, spread, paper``):
+
+* `summary_bars`: columns side by side (ours beside the paper's), a group of bars per value
+  of a column, error bars from another column (an sd), a panel per value of a third;
+* `summary_lines`: one column against another, a line per value of a third (e.g. a design
+  effect against the number of relevant documents, a line per allocation).
+
 Every figure is a `matplotlib.figure.Figure` built without pyplot (no global figure registry)
 and written by `svg`, which gives the same bytes for the same data: no date, fixed hash salt
 for clip-path and marker ids, text kept as text (searchable, small), and every element id
@@ -35,7 +43,7 @@ import io
 import math
 import re
 import textwrap
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -64,6 +72,8 @@ __all__ = [
     "coverage_against",
     "heat_map",
     "measure_by",
+    "summary_bars",
+    "summary_lines",
     "svg",
     "zip_plot",
     "zip_ranking",
@@ -345,20 +355,28 @@ def _panel_axes(count: int) -> tuple[Figure, list[Axes]]:
     return fig, axes[:count]
 
 
-def _panels(rows: pd.DataFrame, panel_by: str | None) -> list[tuple[str, pd.DataFrame]]:
-    """(title, rows) of each panel; one untitled panel without ``panel_by``."""
+def _panels(rows: pd.DataFrame, panel_by: str | None,
+            name: Callable[[Any], str] | None = None) -> list[tuple[str, pd.DataFrame]]:
+    """(title, rows) of each panel; one untitled panel without ``panel_by``.
+
+    A panel's title is ``name(value)`` when given, else ``"<panel_by> = <value>"``.
+    """
     if panel_by is None:
         return [("", rows)]
     levels = _levels(rows[panel_by])
     if len(levels) > _MAX_PANELS:
         raise ValueError(f"`panel_by` must have at most {_MAX_PANELS} values; {panel_by!r} has "
                          f"{len(levels)}: filter the frame first.")
-    return [(f"{panel_by} = {_fmt(v)}", rows[rows[panel_by] == v]) for v in levels]
+    return [(name(v) if name is not None else f"{panel_by} = {_fmt(v)}",
+             rows[rows[panel_by] == v]) for v in levels]
 
 
-def _draw_line(ax: Axes, x: Array, y: Array, mcse: Array, index: int, *,
+def _draw_line(ax: Axes, x: Array, y: Array, half: Array, index: int, *,
                band: bool) -> Line2D:
-    """The ``index``-th line, with +-1.96 MCSE (band or error bars) where MCSE > 0.
+    """The ``index``-th line, with +-``half`` (band or error bars) where ``half`` > 0.
+
+    ``half`` is the error bars' half-width at each point: 1.96 MCSE for a measure of the
+    tidy frame, whatever spread a summary table gives for its rows.
 
     On a dense grid (more than 12 points) markers go on every k-th point only, starting at a
     different point for each line so that the lines' markers do not sit on top of each other.
@@ -368,9 +386,9 @@ def _draw_line(ax: Axes, x: Array, y: Array, mcse: Array, index: int, *,
     line: Line2D = ax.plot(x, y, color=style.colour, marker=style.marker,
                            linestyle=style.linestyle, linewidth=1.4, markersize=4.5,
                            markevery=(index % stride, stride))[0]
-    noisy = np.isfinite(mcse) & (mcse > 0) & np.isfinite(y)
+    noisy = np.isfinite(half) & (half > 0) & np.isfinite(y)
     if noisy.any():
-        half = _Z95 * np.where(noisy, mcse, 0.0)
+        half = np.where(noisy, half, 0.0)
         if band:
             ax.fill_between(x, y - half, y + half, where=noisy, color=style.colour,
                             alpha=0.2, linewidth=0)
@@ -396,9 +414,15 @@ def _legend(fig: Figure, handles: list[Artist], labels: list[str], title: str | 
         legend.remove()
 
 
+def _y_labels(axes: list[Axes], label: str) -> None:
+    """The y label on the first panel of each row of panels (`_panel_axes`)."""
+    for ax in axes[:: len(axes) if len(axes) <= 3 else math.ceil(len(axes) / 2)]:
+        ax.set_ylabel(_wrap(label))
+
+
 def _x_axis(axes: list[Axes], values: pd.Series, levels: list[Any], label: str,
-            log: bool) -> None:
-    """Label the x axis; category names as ticks; log scale when asked.
+            log: bool, name: Callable[[Any], str] = _fmt) -> None:
+    """Label the x axis; category names (``name`` of each level) as ticks; log scale when asked.
 
     A log axis of at most 10 grid values has its ticks at those values; others get ticks as
     plain numbers (``%g``: "1000", not a superscript power, so that tick text stays text).
@@ -408,7 +432,7 @@ def _x_axis(axes: list[Axes], values: pd.Series, levels: list[Any], label: str,
     for ax in axes:
         ax.set_xlabel(label)
         if not _numeric(values):
-            ax.set_xticks(range(len(levels)), [_fmt(v) for v in levels])
+            ax.set_xticks(range(len(levels)), [name(v) for v in levels])
         elif log:
             ax.set_xscale("log")
             if len(levels) <= 10:
@@ -439,12 +463,11 @@ def _lines_figure(rows: pd.DataFrame, *, measure: str, x: str, hue: str,
             xs = _positions(line[x], x_levels)
             ranked = np.argsort(xs, kind="stable")
             drawn = _draw_line(ax, xs[ranked], line["value"].to_numpy(float)[ranked],
-                               line["mcse"].to_numpy(float)[ranked], index, band=band)
+                               _Z95 * line["mcse"].to_numpy(float)[ranked], index, band=band)
             entries.setdefault(_fmt(level), drawn)
         ax.set_title(name)
     _x_axis(axes, rows[x], x_levels, x, log_x)
-    for ax in axes[:: len(axes) if len(axes) <= 3 else math.ceil(len(axes) / 2)]:
-        ax.set_ylabel(_wrap(_label(measure)))
+    _y_labels(axes, _label(measure))
     if band and (rows["mcse"] > 0).any():
         entries["± 1.96 MCSE"] = Patch(color="0.5", alpha=0.3, linewidth=0)
     return fig, axes, entries
@@ -714,6 +737,290 @@ def _short(value: Any) -> str:
     if isinstance(value, float | np.floating):
         return f"{value:.3g}"
     return str(value)
+
+
+# --------------------------------------------------------------------------------------------
+# Summary tables
+
+
+def summary_bars(frame: pd.DataFrame, *, x: str, bars: Sequence[str],
+                 error: Mapping[str, str] | None = None, panel_by: str | None = None,
+                 labels: Mapping[Any, str] | None = None, y_label: str = "value",
+                 log_y: bool = False, title: str | None = None,
+                 figure_id: str | None = None) -> str:
+    """Columns of a summary table side by side: a group of bars at each value of ``x``.
+
+    Made for a study's summary table (`studies.engine.Study.summary`), whose rows put our
+    numbers beside a paper's: at each value of ``x`` (say Table 2's rows) one bar per column
+    of ``bars`` (say ``ours`` and ``paper``), a colour each, with black error bars of +- the
+    column ``error`` names for a bar (say ``spread``, an sd over simulated evaluations), and
+    a panel per value of ``panel_by``. A missing (nan) value draws no bar. Filter the frame
+    first so that each (panel, x) is one row. A log y axis (``log_y``) shows ratios between
+    bars, when one group dwarfs the others; it leaves out values of 0 or less.
+
+    Each bar has the SVG id ``<figure_id>-bar-<panel>-<bar>-<x>`` and each bar column's error
+    bars in a panel ``<figure_id>-error-<panel>-<bar>`` (indices from 0, in drawing order).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of a summary table.
+    x : str
+        The column whose values the groups stand at, as categories: text in order of first
+        appearance, numbers ascending.
+    bars : sequence of str
+        The numeric columns drawn as bars, in this order (at most 7, a colour each).
+    error : mapping of str to str, optional
+        For some of ``bars``, the numeric column holding their error bars' half-width.
+    panel_by : str, optional
+        The column with one panel per value (at most 6).
+    labels : mapping, optional
+        Display text of column names and values (see `summary_lines`): the ``bars`` and
+        ``error`` columns in the legend, ``x`` and its values on the axis, ``panel_by`` and
+        its values in the panel titles.
+    y_label : str
+        The y axis label.
+    log_y : bool
+        Log y axis (the panels share it).
+    title : str, optional
+        The figure title (default: "<bars> by <x>").
+    figure_id : str, optional
+        Id prefix of the SVG's elements (see `svg`).
+
+    Returns
+    -------
+    str
+        The figure as SVG text.
+
+    Raises
+    ------
+    ValueError
+        When the frame has no rows, a named column is missing, a bar or error column is not
+        numeric or holds no number, ``error`` names a column not in ``bars``, or a (panel, x)
+        has several rows.
+    """
+    drawn_columns = _columns(bars, "bars")
+    if len(drawn_columns) > len(PALETTE):
+        raise ValueError(f"`bars` must name at most {len(PALETTE)} columns; got "
+                         f"{len(drawn_columns)}.")
+    if error is not None and not isinstance(error, Mapping):
+        raise ValueError("`error` must map columns of `bars` to the columns of their error "
+                         f"bars; got {error!r}.")
+    errors = dict(error or {})
+    strays = [column for column in errors if column not in drawn_columns]
+    if strays:
+        raise ValueError(f"`error` must map columns of `bars` ({', '.join(drawn_columns)}); "
+                         f"got {strays[0]!r}.")
+    with _house_style():
+        rows = _summary_frame(frame, {"x": x, "panel_by": panel_by},
+                              {"bars": drawn_columns, "error": list(errors.values())})
+        found = _labels(labels)
+        x_levels = _levels(rows[x])
+        at = {level: i for i, level in enumerate(x_levels)}
+        panels = _panels(rows, panel_by, _panel_title(panel_by, found))
+        fig, axes = _panel_axes(len(panels))
+        width = 0.8 / len(drawn_columns)
+        entries: dict[str, Artist] = {}
+        for p, (ax, (name, part)) in enumerate(zip(axes, panels, strict=True)):
+            index = part[x].map(at).to_numpy(dtype=int)
+            for s, column in enumerate(drawn_columns):
+                centre = index + (s - (len(drawn_columns) - 1) / 2) * width
+                heights = part[column].to_numpy(dtype=float)
+                shown = np.isfinite(heights)
+                for patch, i in zip(ax.bar(centre[shown], heights[shown], width,
+                                           color=PALETTE[s]).patches, index[shown],
+                                    strict=True):
+                    patch.set_gid(f"bar-{p}-{s}-{i}")
+                label = _named(found, column)
+                if column in errors:
+                    half = part[errors[column]].to_numpy(dtype=float)
+                    ticked = shown & np.isfinite(half) & (half > 0)
+                    if ticked.any():
+                        bars_drawn = ax.errorbar(centre[ticked], heights[ticked],
+                                                 yerr=half[ticked], fmt="none", ecolor="black",
+                                                 elinewidth=1.0, capsize=2.5)
+                        bars_drawn.lines[2][0].set_gid(f"error-{p}-{s}")
+                    label += f" (± {_named(found, errors[column])})"
+                entries.setdefault(label, Patch(color=PALETTE[s], linewidth=0))
+            ax.set_title(name)
+            ax.xaxis.grid(False)  # vertical grid lines would cut through the groups
+        for ax in axes:
+            ax.set_xlabel(_named(found, x))
+            ax.set_xticks(range(len(x_levels)), [_named(found, v) for v in x_levels])
+            if len(x_levels) > 3:
+                ax.tick_params(axis="x", labelrotation=30)
+        if log_y:
+            for ax in axes:
+                ax.set_yscale("log")
+                ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        _y_labels(axes, y_label)
+        fig.suptitle(title if title is not None else f"{', '.join(drawn_columns)} by {x}")
+        _legend(fig, list(entries.values()), list(entries), None)
+        return svg(fig, figure_id)
+
+
+def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None,
+                  panel_by: str | None = None, error: str | None = None,
+                  reference: float | None = None, labels: Mapping[Any, str] | None = None,
+                  log_x: bool | None = None, title: str | None = None,
+                  figure_id: str | None = None) -> str:
+    """A column of a summary table against another, a line per value of ``hue``.
+
+    Made for a study's summary table (`studies.engine.Study.summary`), e.g. a design effect
+    (``y="ours"``) against a cell parameter (``x``) with a line per allocation (``hue``)
+    and a panel per run (``panel_by``); error bars of +- the column ``error`` (say
+    ``spread``) where it is positive; a grey dashed line at ``reference``. A missing (nan)
+    value breaks its line. Filter the frame first so that each (panel, hue, x) is one row.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Rows of a summary table.
+    x : str
+        The column on the x axis; text columns become categories.
+    y : str
+        The numeric column on the y axis.
+    hue : str, optional
+        The column with one line per value (default: a single line).
+    panel_by : str, optional
+        The column with one panel per value (at most 6).
+    error : str, optional
+        The numeric column holding the error bars' half-width.
+    reference : float, optional
+        A grey dashed horizontal line, e.g. 1 for a design effect.
+    labels : mapping, optional
+        Display text of column names and values, keys compared as text (``1``, ``1.0`` and
+        ``"1"`` alike): ``x`` and ``y`` on the axes (their values on a category axis),
+        ``hue`` and its values in the legend, ``error`` there too; a ``panel_by`` value with a
+        label is its panel's whole title, others read "<panel_by> = <value>" (``panel_by``
+        labelled too). Unlabelled names and values are shown as they are.
+    log_x : bool, optional
+        Log x axis; default: when ``x`` is positive and spans more than a factor 20.
+    title : str, optional
+        The figure title (default: "<y> against <x>").
+    figure_id : str, optional
+        Id prefix of the SVG's elements (see `svg`).
+
+    Returns
+    -------
+    str
+        The figure as SVG text.
+
+    Raises
+    ------
+    ValueError
+        When the frame has no rows, a named column is missing, ``y`` or ``error`` is not
+        numeric or ``y`` holds no number, or a (panel, hue, x) has several rows.
+    """
+    with _house_style():
+        rows = _summary_frame(frame, {"x": x, "hue": hue, "panel_by": panel_by},
+                              {"y": [y], "error": [error] if error is not None else []})
+        found = _labels(labels)
+        log = _wide_positive(rows[x]) if log_x is None else log_x
+        panels = _panels(rows, panel_by, _panel_title(panel_by, found))
+        fig, axes = _panel_axes(len(panels))
+        hues = _levels(rows[hue]) if hue is not None else [None]
+        x_levels = _levels(rows[x])
+        entries: dict[str, Artist] = {}
+        for ax, (name, part) in zip(axes, panels, strict=True):
+            for index, level in enumerate(hues):
+                line = part if hue is None else part[part[hue] == level]
+                if line.empty:
+                    continue
+                xs = _positions(line[x], x_levels)
+                ranked = np.argsort(xs, kind="stable")
+                half = (line[error].to_numpy(dtype=float) if error is not None
+                        else np.zeros(len(line)))
+                drawn = _draw_line(ax, xs[ranked], line[y].to_numpy(dtype=float)[ranked],
+                                   half[ranked], index, band=False)
+                entries.setdefault(_named(found, y if hue is None else level), drawn)
+            ax.set_title(name)
+        _x_axis(axes, rows[x], x_levels, _named(found, x), log, lambda v: _named(found, v))
+        _y_labels(axes, _named(found, y))
+        if error is not None and (rows[error] > 0).any():
+            entries[f"± {_named(found, error)}"] = Line2D([], [], color="0.35", marker="|",
+                                                          markersize=9, linestyle="none")
+        if reference is not None:
+            for ax in axes:
+                line_drawn = ax.axhline(reference, color=_NOMINAL_COLOUR, linestyle="--",
+                                        linewidth=1.0)
+            entries[f"reference ({reference:g})"] = line_drawn
+        fig.suptitle(title if title is not None else f"{y} against {x}")
+        _legend(fig, list(entries.values()), list(entries),
+                _named(found, hue) if hue is not None else None)
+        return svg(fig, figure_id)
+
+
+def _columns(names: Sequence[str], argument: str) -> list[str]:
+    """Column names given as a sequence (not one string), at least one."""
+    if isinstance(names, str) or not isinstance(names, Sequence) or not names:
+        raise ValueError(f"`{argument}` must be a non-empty sequence of column names; got "
+                         f"{names!r}.")
+    return list(names)
+
+
+def _summary_frame(frame: pd.DataFrame, keys: dict[str, str | None],
+                   values: dict[str, list[str]]) -> pd.DataFrame:
+    """The summary rows, checked: the key columns (one row per combination) and numeric values.
+
+    ``keys`` maps argument names to the columns that place a row (x, hue, panel), ``values``
+    argument names to the numeric columns drawn.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"`frame` must be a pandas DataFrame; got {type(frame).__name__}.")
+    if frame.empty:
+        raise ValueError("`frame` must have rows; got an empty frame.")
+    seen: dict[str, str] = {}
+    for argument, column in keys.items():
+        _require(frame, column, argument)
+        if column is not None and column in seen:
+            raise ValueError(f"`{argument}` must differ from `{seen[column]}`; both are "
+                             f"{column!r}.")
+        if column is not None:
+            seen[column] = argument
+    for argument, columns in values.items():
+        for column in columns:
+            _require(frame, column, argument)
+            if not _numeric(frame[column]):
+                raise ValueError(f"`{argument}` must name numeric columns; {column!r} holds "
+                                 f"{frame[column].dtype} values.")
+    drawn = values.get("bars") or values.get("y") or []
+    if not np.isfinite(frame[drawn].to_numpy(dtype=float)).any():
+        raise ValueError(f"`{'bars' if 'bars' in values else 'y'}` must name columns holding "
+                         f"a number; {', '.join(drawn)} hold none in the frame.")
+    used = list(seen)
+    for column in used:
+        if frame[column].isna().any():
+            raise ValueError(f"`{seen[column]}` column {column!r} has no value in "
+                             f"{int(frame[column].isna().sum())} rows: filter them out first.")
+    rows = _hashable(frame, used)
+    if rows.duplicated(subset=used).any():
+        # name the columns the repeated rows differ in: what the query should pin down
+        held = {*used, *(c for columns in values.values() for c in columns)}
+        text = rows[rows.duplicated(subset=used, keep=False)].map(str)
+        varying = [c for c in text.columns
+                   if c not in held and (text.groupby(used)[c].nunique() > 1).any()]
+        raise ValueError(f"`frame` has several rows per ({', '.join(used)}), differing in "
+                         f"{', '.join(varying) or 'nothing else'}: select one row each first.")
+    return rows
+
+
+def _labels(labels: Mapping[Any, str] | None) -> dict[str, str]:
+    """The display texts keyed by text (`_fmt`), so that ``1``, ``1.0`` and ``"1"`` match."""
+    if labels is not None and not isinstance(labels, Mapping):
+        raise ValueError(f"`labels` must be a mapping of names and values to text; got "
+                         f"{type(labels).__name__}.")
+    return {_fmt(key): str(text) for key, text in (labels or {}).items()}
+
+
+def _named(found: dict[str, str], value: Any) -> str:
+    """A column name or value as displayed: its label, else itself (`_fmt`)."""
+    return found.get(_fmt(value), _fmt(value))
+
+
+def _panel_title(panel_by: str | None, found: dict[str, str]) -> Callable[[Any], str]:
+    """A panel's title: its value's label, else "<panel_by> = <value>"."""
+    return lambda value: found.get(_fmt(value), f"{_named(found, panel_by)} = {_fmt(value)}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -1101,13 +1101,54 @@ FIGURES = (
                     "methods": tuple(f"table2-{c}" for c in (*CATEGORIES, "above-degenerate")),
                     "title": "stratified_vs_pooled: Table 2 rows (share of replicates) "
                              f"against relevant, by run ({_SHOWN})"}),
+    Figure("summary_bars",
+           "Table 2 of the paper beside ours: of the 490 topic-system pairs of each run, how "
+           "many have a pooled estimate below the stratified 95% interval, inside it below the "
+           "stratified estimate, equal to it, inside it above, or above it (ours: the mean of "
+           "10 simulated TREC-5 evaluations, +-1 sd; log scale). Equal dominates both (1135.5 "
+           "of 1470 pairs ours, 1155 the paper's), and every total of ours is within 1.5 sd of "
+           "the paper's (below 55.7 / 62, inside below 148.9 / 122, inside above 91.6 / 83, "
+           "above 38.3 / 48). By run the tails drift further: the paper has more pairs above "
+           "the interval in run 2 (24 against our 13.0 +- 4.3) and fewer inside it below in "
+           "run 3 (56 against 76.0 +- 11.9).",
+           options={"query": "table == 'table2 count'", "x": "row", "bars": ("ours", "paper"),
+                    "error": {"ours": "spread"}, "panel_by": "column", "log_y": True,
+                    "labels": {"1": "run 1", "2": "run 2", "3": "run 3", "total": "all runs",
+                               "ours": "ours (mean of 10 simulated evaluations)",
+                               "paper": "paper (Lewis 1996, Table 2)", "spread": "1 sd",
+                               "row": "pooled estimate against the interval"},
+                    "y_label": "topic-system pairs",
+                    "title": "stratified_vs_pooled: Table 2, ours beside the paper's"}),
     Figure("measure_by",
            "Empirical SE of the utility estimate under TREC-5's equal allocation, proportional "
            "and (oracle) Neyman allocation and an SRS of TREC-5's size: the design effect is "
-           "the square of an allocation's SE over the SRS's (exact values in the summary).",
+           "the square of an allocation's SE over the SRS's (exact values in the summary and "
+           "the next figure).",
            where=_SHOWN,
            options={"measure": "empirical_se", "x": "relevant", "panel_by": "run",
                     "methods": ("trec5", "proportional", "neyman", "srs")}),
+    Figure("summary_lines",
+           "The design effect (an allocation's variance over that of a simple random sample "
+           "of the set with as many judgments) of TREC-5's equal shares, proportional and "
+           "(oracle) Neyman allocation, the system's run-3 set holding 1000 documents; below "
+           "the dashed line at 1 stratifying pays. Run 1's set is a single stratum, so every "
+           "allocation is an SRS (1.0). In runs 2 and 3, Neyman allocation is lowest (0.71-0.96 "
+           "on topics with 20 or more relevant documents) and proportional stays near 1 "
+           "(0.86-1.07), while TREC-5's equal shares are often worse than an SRS: in run 2 on "
+           "every topic with 40 or more (1.05-1.39), in run 3 on 5 of the 11 topics (up to "
+           "1.42, at 5 relevant). "
+           "With 2 relevant documents (and 10 in run 2) TREC-5 and Neyman fall to 0.13-0.29. "
+           "The gap in run 2: that set holds none of the 5 relevant documents (no SRS "
+           "variance).",
+           options={"split": "row",
+                    "query": f"table == 'design effect (exact)' and {_SHOWN}",
+                    "x": "relevant", "y": "ours", "hue": "column", "panel_by": "run",
+                    "reference": 1.0,
+                    "labels": {"ours": "design effect (variance / SRS variance, same size)",
+                               "column": "allocation", "trec5": "TREC-5 (equal shares)",
+                               "neyman": "Neyman (oracle)", "relevant": "relevant documents"},
+                    "title": "stratified_vs_pooled: design effect of each allocation against "
+                             f"relevant, by run ({_SHOWN})"}),
     Figure("measure_by",
            "The pooled estimate's bias grows (downwards) with the number of relevant documents "
            "(section 9.3's other tail), while the stratified estimate stays on zero.",
