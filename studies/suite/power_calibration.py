@@ -54,6 +54,26 @@ Performance measures
     against 0.93), ``rejection`` (the pass rate overall), each with its MCSE; the planned test
     size (``median_size``, quartiles, ``mean_size``); ``bias`` (``mean(F1(M) - theta)``).
 
+Findings
+    Full grid (seed 20190, 200 replicates a cell; Table 1 of the summary). Planned from an
+    unbiased sample, certification passes fewer than 93% of its attempts on average over the
+    six populations: 0.91-0.92 at ``f = 0.8``, 0.90-0.91 at 0.85, 0.85-0.87 at 0.9 and
+    0.76-0.78 at 0.95 (MCSE 0.006-0.015), for both intervals and both posteriors, the
+    shortfall largest with small samples (``f = 0.95``, ``r = 200``: 0.63-0.70). The paper's
+    statement that the method "is accurate at predicting the sample size required" holds
+    where nearly every sample is attempted (in the 114 cells with an attempt rate of at least
+    0.95 the pass rate averages 0.940, none more than 3 MCSE below 0.93) and fails where
+    attempts are rare: Algorithm 2 plans only from samples whose F1 exceeds ``theta``, and
+    when few do, those overstate the population's F1 (a winner's curse; the pass rate and the
+    attempt rate correlate at 0.72 over the cells). A pessimistic sample passes 0.95-0.97 of
+    its attempts where ``f <= 0.85``, but is attempted only 44-62% of the time, and falls
+    short too near the limit (0.77-0.91 at ``f = 0.95``); the best of 5 samples passes
+    0.67-0.84 (every cell below 0.93). The Dirichlet posterior plans larger sets near the
+    limit but does not remove the shortfall: it comes from the selection of the sample, not
+    from the posterior's spread. The guaranteed-coverage interval changes the pass rate by
+    1.4 points on average against delta (under 3 points in 89% of Table 1's rows, at most
+    8.5 where attempts are few); its planned sets are 7% larger (median; 0-23%).
+
 References
 ----------
 Bagdouri, M., Webber, W., Lewis, D. D. & Oard, D. W. (2013). Towards minimizing the annotation
@@ -300,7 +320,8 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
     Each measure is the mean over the populations of the row (with MCSE ``sqrt(sum
     MCSE^2) / count``): attempt rate, pass rate among attempts (against 0.93), overall pass
     rate, ``mean(F1(M) - theta)`` and the planned test size (median and quartiles, means of
-    the populations'). ``populations`` counts those with an attempt.
+    the populations'); ``pass_rate_margin95`` is 1.96 MCSE. ``populations`` counts the
+    cells (populations and sample sizes) with an attempt.
     """
     groups: dict[tuple[Any, ...], dict[str, list[tuple[float, float]]]] = {}
     for cell in result.expanded().cells:
@@ -323,34 +344,68 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
                      }.get(name, name)
             row[label] = value
             row[f"{label}_mcse"] = mcse
+        row["pass_rate_margin95"] = 1.959963984540054 * row["pass_rate_mcse"]
         row["populations"] = sum(1 for v, _ in found["conditional_rejection"] if v == v)
         rows.append(row)
     return rows
 
 
 _NOMINAL = POWER
+# The mean over the populations and labelled-sample sizes, at each f, source, posterior and
+# interval: Table 1's rows.
+_TABLE_1_ROWS = ("prevalence", "f1", "r")
 CLAIMS = (
-    Claim("unbiased-sample-calibrated",
-          "Planned from an unbiased held-out sample, certification passes at least the nominal "
-          "93% of its attempts (Bagdouri et al. 2013, section 4.3 and Table 1: 'our inference "
-          "method is accurate at predicting the sample size required').",
-          METHODS, "conditional_rejection", "at_least", target=_NOMINAL,
-          where="source == 'unbiased'"),
-    Claim("pessimistic-sample-over-powered",
+    Claim("unbiased-sample-under-powered-on-average",
+          "Planned from an unbiased held-out sample, certification passes at most 93% of its "
+          "attempts on average over the populations and sample sizes, at every threshold "
+          "fraction f: the paper's claim of calibration (section 4.3, Table 1) does not hold "
+          "for its protocol. Attempts are selected: only samples whose F1 exceeds theta are "
+          "planned from, and these overstate the population's F1.",
+          METHODS, "conditional_rejection", "at_most", target=_NOMINAL,
+          where="source == 'unbiased'", mean_over=_TABLE_1_ROWS),
+    Claim("unbiased-sample-short-near-the-limit",
+          "Where theta is 90% or more of the population's F1, that shortfall is at least 5 "
+          "points on average: few samples clear theta, and those that do are the lucky ones.",
+          METHODS, "conditional_rejection", "at_most", target=_NOMINAL, margin=-0.05,
+          where="source == 'unbiased' and f >= 0.9", mean_over=_TABLE_1_ROWS),
+    Claim("pessimistic-sample-over-powered-far-from-the-limit",
           "Planned from a pessimistic sample (F1 understated by 0.05, as cross-validation does "
-          "with small training sets), certification passes more than 93% of its attempts.",
+          "with small training sets), certification passes at least 93% of its attempts on "
+          "average where theta is at most 85% of the population's F1.",
           METHODS, "conditional_rejection", "at_least", target=_NOMINAL,
-          where="source == 'pessimistic'"),
+          where="source == 'pessimistic' and f <= 0.85", mean_over=_TABLE_1_ROWS),
     Claim("optimistic-sample-under-powered",
           "Planned from an optimistic sample (the best of 5 estimates), certification passes "
-          "at most 93% of its attempts.",
+          "at most 93% of its attempts, in every cell.",
           METHODS, "conditional_rejection", "at_most", target=_NOMINAL,
           where="source == 'optimistic'"),
 )
 
 _ONE_POPULATION = "prevalence == 0.15 and f1 == 0.85"
+_LABELS = {"pass_rate": "pass rate among attempts", "attempt_rate": "attempt rate",
+           "r": "labelled sample size r", "f": "theta / population F1",
+           "pass_rate_margin95": "1.96 MCSE"}
 
 FIGURES = (
+    Figure("summary_lines",
+           "Our Table 1: the pass rate among attempts against the labelled sample's size, a "
+           "line per threshold fraction f, averaged over the populations (bars: +-1.96 MCSE; "
+           "delta interval, the paper's posterior), beside the nominal 0.93 (dashed). From an "
+           "unbiased sample it falls short, the more the closer theta is to the population's "
+           "F1 (f = 0.95) and the smaller the sample; a pessimistic sample passes more often "
+           "far from the limit; the best of 5 samples always falls short.",
+           options={"query": "posterior == 'known-share' and method == 'delta'", "x": "r",
+                    "y": "pass_rate", "hue": "f", "panel_by": "source",
+                    "error": "pass_rate_margin95", "reference": _NOMINAL, "labels": _LABELS,
+                    "title": "power_calibration: pass rate among attempts (Table 1), mean over "
+                             "the populations"}),
+    Figure("summary_lines",
+           "The attempt rate behind it: the share of samples whose F1 exceeds theta and whose "
+           "plan is reachable. Where nearly every sample is attempted the pass rate is near "
+           "0.93; where few are, the attempts are the samples that overstate F1.",
+           options={"query": "posterior == 'known-share' and method == 'delta'", "x": "r",
+                    "y": "attempt_rate", "hue": "f", "panel_by": "source", "labels": _LABELS,
+                    "title": "power_calibration: attempt rate, mean over the populations"}),
     Figure("measure_by",
            "Table 1's picture: the pass rate among attempts of test sets planned from an "
            "unbiased sample with the paper's posterior, against the labelled sample's size, "
