@@ -654,6 +654,7 @@ def _options(options: dict, counts: tuple[int, ...]) -> dict:
         return options
     n1, n0 = counts[0] + counts[1], counts[2] + counts[3]
     sizes = (n1 + options["extra"][0], n0 + options["extra"][1])
+    assume(sizes != (0, 0))  # an empty population is an error (tests/test_bad_input.py)
     return {"design": "stratified", "population_sizes": sizes}
 
 
