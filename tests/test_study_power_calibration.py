@@ -14,7 +14,16 @@ import pytest
 from scipy import stats
 
 from estimators import f1_ci
-from studies.engine import run
+from studies.engine import (
+    FAILS,
+    HOLDS,
+    CellResult,
+    Measure,
+    Performance,
+    StudyResult,
+    evaluate_claims,
+    run,
+)
 from studies.engine.design import Grid
 from studies.suite import power_calibration as pc
 from studies.suite.registry import get_study
@@ -143,6 +152,9 @@ def test_the_quick_cell_through_the_engine_reports_table_1s_measures():
         ({"threshold": 1.0}, r"`threshold` must be a number in \(0, 1\); got 1.0"),
         ({"interval": "bootstrap"}, r"`interval` must be one of delta"),
         ({"posterior": "flat"}, r"`posterior` must be one of known-share, dirichlet"),
+        # checked even when no sample clears the threshold (nothing is planned)
+        ({"threshold": 0.95, "power": 2.0}, r"`power` must be"),
+        ({"threshold": 0.95, "draws": 10}, r"`draws` must be at least 100"),
     ],
 )
 def test_bad_input(kwargs, message):
@@ -151,3 +163,32 @@ def test_bad_input(kwargs, message):
     population = call.pop("population")
     with pytest.raises(ValueError, match=message):
         pc.pass_rate(population, **call)
+
+
+def _synthetic(pass_rate, tested=0.8, replicates=200):
+    """A full-grid result whose every method passes ``pass_rate`` of ``tested * R`` attempts."""
+    tests = tested * replicates
+    measures = {"tested": Measure(tested, math.sqrt(tested * (1 - tested) / replicates)),
+                "conditional_rejection": Measure(
+                    pass_rate, math.sqrt(pass_rate * (1 - pass_rate) / tests))}
+    cells = tuple(
+        CellResult(STUDY.name, str(i), i, params, "monte-carlo",
+                   {m: Performance(measures, replicates) for m in pc.METHODS}, {}, b"")
+        for i, params in enumerate(STUDY.grids["full"].cells()))
+    return StudyResult(STUDY.name, cells)
+
+
+def test_the_claims_tell_a_calibrated_planner_from_the_findings():
+    # A planner passing exactly 93% everywhere, measured as precisely as the full grid,
+    # breaks every claim but the first (which says only "not above nominal"); one passing
+    # 85% everywhere holds the unbiased and optimistic ones and breaks the pessimistic one.
+    status = {v.claim.name: v.status for v in evaluate_claims(pc.CLAIMS, _synthetic(0.93))}
+    assert status == {"unbiased-sample-not-above-nominal": HOLDS,
+                      "unbiased-sample-short-near-the-limit": FAILS,
+                      "pessimistic-sample-over-powered-far-from-the-limit": FAILS,
+                      "optimistic-sample-under-powered": FAILS}
+    status = {v.claim.name: v.status for v in evaluate_claims(pc.CLAIMS, _synthetic(0.85))}
+    assert status == {"unbiased-sample-not-above-nominal": HOLDS,
+                      "unbiased-sample-short-near-the-limit": HOLDS,
+                      "pessimistic-sample-over-powered-far-from-the-limit": FAILS,
+                      "optimistic-sample-under-powered": HOLDS}

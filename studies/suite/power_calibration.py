@@ -33,15 +33,19 @@ Data-generating mechanisms
     4. ``C ~ Multinomial(s, p)``; the replicate passes when the same interval's LOSCI lower
        bound on ``C`` exceeds ``theta``.
 
-    Each replicate's planner and test set have their own seeds, drawn with ``M`` in
-    `generate`, so every method sees the same samples and seeds. Quick grid: one population
-    (``pi = 0.15``, ``F = 0.85``), ``f`` 0.85, 0.95, ``r = 500``, three sources x two
-    posteriors (12 cells, 100 replicates). Full grid: six populations (``pi`` 0.031, 0.15,
-    0.474 x ``F`` 0.5, 0.85), ``f`` 0.80-0.95, ``r`` 200-2,000, three sources x two posteriors
-    (576 cells, 200 replicates).
+    Each replicate's planner has its own seed, drawn with ``M`` in `generate`, so every method
+    sees the same samples and plans from the same posterior draws. The test sets of a cell's
+    attempts are drawn together from one stream (seeded by the first replicate's second seed),
+    so a replicate's test set depends on which others were attempted and on their sizes, and the
+    two intervals' test sets are not common random numbers. Quick grid: one population (``pi =
+    0.15``, ``F = 0.85``), ``f`` 0.85, 0.95, ``r = 500``, three sources x two posteriors (12
+    cells, 100 replicates). Full grid: six populations (``pi`` 0.031, 0.15, 0.474 x ``F`` 0.5,
+    0.85), ``f`` 0.80-0.95, ``r`` 200-2,000, three sources x two posteriors (576 cells, 200
+    replicates).
 Estimands
-    ``theta``: each method reports the sample's F1, so the bias is Table 1's ``mean(F1(M) -
-    theta)``, and the pass indicator, whose target is the nominal power 0.93.
+    ``theta``: each method reports the sample's F1, so the bias is ``mean(F1(M) - theta)``
+    over all replicates (how far the samples clear theta; nan if a sample's F1 is
+    undefined), and the pass indicator, whose target is the nominal power 0.93.
 Methods
     The certification interval, used both to plan and to certify: ``delta`` (the paper's,
     section 4.1) and ``jaccard-clopper-pearson`` (coverage guaranteed at every size; see
@@ -285,6 +289,9 @@ def pass_rate(population: Sequence[float], *, sample_size: int, threshold: float
         if value not in allowed:
             raise ValueError(f"`{name}` must be one of {', '.join(allowed)}; got {value!r}.")
     r, n, theta = int(sample_size), int(repetitions), float(threshold)
+    # the planner's own checks of the other options, whether or not a sample is attempted
+    certification_sample_size((0, 0, 0, 1), theta, confidence_level=confidence_level,
+                              power=power, draws=draws, interval=interval, posterior=posterior)
     gen = np.random.default_rng(rng)
     counts: IntArray = gen.multinomial(r, cells / cells.sum(), size=n)
     seeds = gen.integers(2**63, size=(n, 2), dtype=np.int64)
@@ -321,7 +328,7 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
     MCSE^2) / count``): attempt rate, pass rate among attempts (against 0.93), overall pass
     rate, ``mean(F1(M) - theta)`` and the planned test size (median and quartiles, means of
     the populations'); ``pass_rate_margin95`` is 1.96 MCSE. ``populations`` counts the
-    cells (populations and sample sizes) with an attempt.
+    populations with an attempt at that ``r``.
     """
     groups: dict[tuple[Any, ...], dict[str, list[tuple[float, float]]]] = {}
     for cell in result.expanded().cells:
@@ -355,30 +362,29 @@ _NOMINAL = POWER
 # interval: Table 1's rows.
 _TABLE_1_ROWS = ("prevalence", "f1", "r")
 CLAIMS = (
-    Claim("unbiased-sample-under-powered-on-average",
-          "Planned from an unbiased held-out sample, certification passes at most 93% of its "
-          "attempts on average over the populations and sample sizes, at every threshold "
-          "fraction f: the paper's claim of calibration (section 4.3, Table 1) does not hold "
-          "for its protocol. Attempts are selected: only samples whose F1 exceeds theta are "
-          "planned from, and these overstate the population's F1.",
+    Claim("unbiased-sample-not-above-nominal",
+          "Planned from an unbiased held-out sample, certification passes at most the nominal "
+          "93% of its attempts on average over the populations and sample sizes, at every "
+          "threshold fraction f (the paper, section 4.3 and Table 1, reports it calibrated).",
           METHODS, "conditional_rejection", "at_most", target=_NOMINAL,
           where="source == 'unbiased'", mean_over=_TABLE_1_ROWS),
     Claim("unbiased-sample-short-near-the-limit",
-          "Where theta is 90% or more of the population's F1, that shortfall is at least 5 "
-          "points on average: few samples clear theta, and those that do are the lucky ones.",
+          "Where theta is 90% or more of the population's F1 it passes at least 5 points fewer: "
+          "few samples clear theta, and those that do overstate F1 (Algorithm 2 plans only "
+          "from samples whose F1 exceeds theta).",
           METHODS, "conditional_rejection", "at_most", target=_NOMINAL, margin=-0.05,
           where="source == 'unbiased' and f >= 0.9", mean_over=_TABLE_1_ROWS),
     Claim("pessimistic-sample-over-powered-far-from-the-limit",
           "Planned from a pessimistic sample (F1 understated by 0.05, as cross-validation does "
-          "with small training sets), certification passes at least 93% of its attempts on "
+          "with small training sets), certification passes at least 95% of its attempts on "
           "average where theta is at most 85% of the population's F1.",
-          METHODS, "conditional_rejection", "at_least", target=_NOMINAL,
+          METHODS, "conditional_rejection", "at_least", target=_NOMINAL, margin=-0.02,
           where="source == 'pessimistic' and f <= 0.85", mean_over=_TABLE_1_ROWS),
     Claim("optimistic-sample-under-powered",
           "Planned from an optimistic sample (the best of 5 estimates), certification passes "
-          "at most 93% of its attempts, in every cell.",
-          METHODS, "conditional_rejection", "at_most", target=_NOMINAL,
-          where="source == 'optimistic'"),
+          "at least 5 points fewer than 93% of its attempts on average, at every f.",
+          METHODS, "conditional_rejection", "at_most", target=_NOMINAL, margin=-0.05,
+          where="source == 'optimistic'", mean_over=_TABLE_1_ROWS),
 )
 
 _ONE_POPULATION = "prevalence == 0.15 and f1 == 0.85"
