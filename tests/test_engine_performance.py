@@ -213,3 +213,18 @@ def test_a_quantile_mcse_matches_the_spread_of_repeated_medians():
     mcse = np.mean([performance(Estimates(size=row), 0.0)["median_size"].mcse
                     for row in sizes[:50]])
     assert abs(mcse / medians.std(ddof=1) - 1.0) < 0.15
+
+
+def test_one_test_or_one_size_has_an_undefined_mcse():
+    # A single attempt: its pass rate and size are known, their Monte Carlo spread is not.
+    perf = performance(Estimates(reject=np.array([1.0, np.nan, np.nan, np.nan]),
+                                 size=np.array([100.0, np.nan, np.nan, np.nan])), 0.0)
+    assert perf["conditional_rejection"].value == 1.0
+    for name in ("conditional_rejection", "mean_size", "median_size", "lower_quartile_size",
+                 "upper_quartile_size"):
+        assert math.isnan(perf[name].mcse), name
+    assert perf["median_size"].value == 100.0
+    # no test at all: no pass rate and no size
+    none = performance(Estimates(reject=np.full(3, np.nan), size=np.full(3, np.nan)), 0.0)
+    assert none["tested"].value == 0.0 and math.isnan(none["conditional_rejection"].value)
+    assert math.isnan(none["median_size"].value)

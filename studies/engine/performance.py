@@ -37,7 +37,9 @@ measure                    estimate                             MCSE
 ``upper_quartile_size``    CDF)
 =========================  ===================================  ================================
 
-``T_s`` is the number of replicates with a size. A quantile's MCSE is distribution-free:
+``T_s`` is the number of replicates with a size. With fewer than 2 tests (sizes) the MCSEs
+of ``conditional_rejection`` (of the size measures) are undefined (nan). A quantile's MCSE
+is distribution-free:
 ``x_lo``, ``x_hi`` are the quantiles at ``q -/+ z sqrt(q (1 - q) / T_s)``, ``z = 1.96`` (the
 order-statistic confidence interval of a quantile, Hahn & Meeker 1991, section 5.2, divided
 by its width in standard errors).
@@ -313,8 +315,10 @@ def _test_measures(reject: Array, wt: _Weights) -> dict[str, Measure]:
            "rejection": Measure(share, wt.se_of_proportion(share))}
     if tested > 0:
         conditional = min(max(share / tested, 0.0), 1.0)
-        spread = 0.0 if wt.n is None else math.sqrt(conditional * (1.0 - conditional)
-                                                    / (tested * wt.n))
+        tests = None if wt.n is None else tested * wt.n
+        # one test cannot estimate its own spread: undefined, not 0
+        spread = 0.0 if tests is None else math.nan if tests < 2 else math.sqrt(
+            conditional * (1.0 - conditional) / tests)
         out["conditional_rejection"] = Measure(conditional, spread)
     else:
         out["conditional_rejection"] = Measure(math.nan, math.nan)
@@ -339,14 +343,16 @@ def _size_measures(size: Array, wt: _Weights) -> dict[str, Measure]:
     count = None if wt.n is None else float(wt.n * weight.sum())
     mean = float(np.sum(share * x))
     variance = float(np.sum(share * (x - mean) ** 2))
-    out = {"mean_size": Measure(mean, 0.0 if count is None or count < 2
+    # a single size cannot estimate its own spread: its MCSEs are undefined, not 0
+    single = count is not None and count < 2
+    out = {"mean_size": Measure(mean, 0.0 if count is None else math.nan if single
                                 else math.sqrt(variance / (count - 1)))}
     order = np.argsort(x, kind="stable")
     sorted_x, cumulative = x[order], np.cumsum(share[order])
     for name, q in _SIZE_QUANTILES.items():
         value = _weighted_quantile(sorted_x, cumulative, q)
-        spread = 0.0
-        if count is not None:
+        spread = math.nan if single else 0.0
+        if count is not None and not single:
             half = _Z95 * math.sqrt(q * (1.0 - q) / count)
             spread = (_weighted_quantile(sorted_x, cumulative, q + half)
                       - _weighted_quantile(sorted_x, cumulative, q - half)) / (2.0 * _Z95)
