@@ -547,6 +547,13 @@ def _nominal_line(ax: Axes, rows: pd.DataFrame, column: str) -> Line2D:
 # Any measure against a parameter
 
 
+def _reference_lines(axes: Sequence[Axes], reference: float) -> Line2D:
+    """A grey dashed horizontal line at ``reference`` in every panel; the last, for a legend."""
+    drawn = [ax.axhline(reference, color=_NOMINAL_COLOUR, linestyle="--", linewidth=1.0)
+             for ax in axes]
+    return drawn[-1]
+
+
 def measure_by(frame: pd.DataFrame, *, measure: str, x: str, hue: str = "method",
                panel_by: str | None = None, reference: float | None = None,
                methods: Sequence[str] | None = None, log_x: bool | None = None,
@@ -597,9 +604,7 @@ def measure_by(frame: pd.DataFrame, *, measure: str, x: str, hue: str = "method"
                                            panel_by=panel_by, band=False, log_x=log,
                                            order=methods)
         if reference is not None:
-            for ax in axes:
-                line = ax.axhline(reference, color=_NOMINAL_COLOUR, linestyle="--", linewidth=1.0)
-            entries[f"reference ({reference:g})"] = line
+            entries[f"reference ({reference:g})"] = _reference_lines(axes, reference)
         fig.suptitle(title if title is not None else f"{measure} against {x}")
         _legend(fig, list(entries.values()), list(entries), hue)
         return svg(fig, figure_id)
@@ -941,10 +946,7 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
             entries[f"± {_named(found, error)}"] = Line2D([], [], color="0.35", marker="|",
                                                           markersize=9, linestyle="none")
         if reference is not None:
-            for ax in axes:
-                line_drawn = ax.axhline(reference, color=_NOMINAL_COLOUR, linestyle="--",
-                                        linewidth=1.0)
-            entries[f"reference ({reference:g})"] = line_drawn
+            entries[f"reference ({reference:g})"] = _reference_lines(axes, reference)
         fig.suptitle(title if title is not None else f"{y} against {x}")
         _legend(fig, list(entries.values()), list(entries),
                 _named(found, hue) if hue is not None else None)
