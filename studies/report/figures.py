@@ -69,7 +69,8 @@ class _Selection(ValueError):
 
 
 def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
-         run_dir: str | Path | None = None) -> str:
+         run_dir: str | Path | None = None,
+         summary: Sequence[Mapping[str, Any]] | None = None) -> str:
     """Draw one of ``study``'s figures from its results, as SVG text.
 
     Parameters
@@ -91,6 +92,9 @@ def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
         a page.
     run_dir : str or Path, optional
         The run directory, for a zip plot of a result read back without its estimates.
+    summary : sequence of mappings, optional
+        The study's summary rows, when already computed (a summary figure draws them instead
+        of calling ``study.summary`` again).
 
     Returns
     -------
@@ -111,7 +115,7 @@ def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
         if figure.kind == "zip_plot":
             return _zip(figure, study, result, options, figure_id, run_dir)
         if figure.kind in SUMMARY_KINDS:
-            rows = summary_rows(figure, study, result)
+            rows = summary_rows(figure, study, result, summary)
             for name in _SELECTING:
                 options.pop(name, None)
         else:
@@ -169,12 +173,14 @@ def figure_rows(figure: Figure, study: Study, result: StudyResult) -> pd.DataFra
     return kept[0] if len(kept) == 1 else pd.concat(kept, ignore_index=True)
 
 
-def summary_rows(figure: Figure, study: Study, result: StudyResult) -> pd.DataFrame:
+def summary_rows(figure: Figure, study: Study, result: StudyResult,
+                 summary: Sequence[Mapping[str, Any]] | None = None) -> pd.DataFrame:
     """The rows of the study's summary table a summary figure draws.
 
-    ``study.summary(result)`` as a frame; the ``name=value`` pairs of the column
-    ``figure.options["split"]`` (if given) as columns of their own, numeric where every value
-    reads as a number (rows without such pairs get no value); then the rows that
+    ``study.summary(result)`` (or ``summary``, those rows already computed) as a frame; the
+    ``name=value`` pairs of the column ``figure.options["split"]`` (if given) as columns of
+    their own, numeric where every value reads as a number (rows without such pairs get no
+    value); then the rows that
     ``figure.options["query"]`` (if given) selects.
 
     Raises
@@ -190,7 +196,8 @@ def summary_rows(figure: Figure, study: Study, result: StudyResult) -> pd.DataFr
     if figure.where:
         raise _Selection(f"{_name(figure, study)}: a {figure.kind} figure selects summary rows "
                          f"with options['query'], not where; where={figure.where!r}")
-    rows = pd.DataFrame.from_records([dict(row) for row in study.summary(result)])
+    found = study.summary(result) if summary is None else summary
+    rows = pd.DataFrame.from_records([dict(row) for row in found])
     split, query = figure.options.get("split"), figure.options.get("query", "")
     if split is not None:
         try:

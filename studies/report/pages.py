@@ -513,15 +513,16 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     name = study.name
     doc = _module_doc(study)
     sections = ademp_sections(doc)
+    found = list(summary_rows) if summary_rows is not None else \
+        study_summaries({name: result}, [study])[name]
     figures = []
     for index, figure in enumerate(study.figures, start=1):
-        svg = draw(figure, study, result, figure_id=f"{name}-{index}", run_dir=run_dir)
+        svg = draw(figure, study, result, figure_id=f"{name}-{index}", run_dir=run_dir,
+                   summary=found if study.summary else None)
         _write(out / "figures" / f"{name}-{index}.svg", svg, written)
         inline = svg[svg.index("<svg"):]  # an XML prolog or doctype is not valid inside HTML
         figures.append({"svg": Markup(inline), "caption": figure.caption,
                         "file": f"figures/{name}-{index}.svg"})
-    found = list(summary_rows) if summary_rows is not None else \
-        study_summaries({name: result}, [study])[name]
     summary = pd.DataFrame.from_records(found) if study.summary else pd.DataFrame()
     claims = _claims_frame(name, verdicts)
     results = _results_frame(headline_table(result) if study.summary else found)
