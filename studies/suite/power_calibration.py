@@ -96,8 +96,15 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import stats
 
-from estimators import LOSCI_METHODS, POSTERIORS, certification_sample_size, f1_ci
+from estimators import (
+    LOSCI_METHODS,
+    POSTERIORS,
+    certification_sample_size,
+    f1_ci,
+    f1_estimate,
+)
 from studies.engine import StudyResult
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
@@ -110,6 +117,7 @@ Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 LEVEL, POWER, DRAWS = 0.95, 0.93, 1000
+_Z95 = float(stats.norm.ppf(0.975))
 PESSIMISM = 0.05
 SELECTED_FROM = 5
 SOURCES: tuple[str, ...] = ("unbiased", "pessimistic", "optimistic")
@@ -123,11 +131,8 @@ def population(prevalence: float, f1: float) -> Array:
 
 
 def _sample_f1(counts: IntArray) -> Array:
-    """F1 of each row of counts (nan when undefined: no relevant and no retrieved document)."""
-    tp = counts[..., 0].astype(np.float64)
-    denominator = 2.0 * tp + counts[..., 1] + counts[..., 2]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1: Array = np.where(denominator > 0, 2.0 * tp / denominator, math.nan)
+    """F1 of each row of counts ``(..., 4)`` (nan when undefined, `estimators.f1_estimate`)."""
+    f1: Array = np.asarray(f1_estimate(*np.moveaxis(counts, -1, 0)).estimate, dtype=np.float64)
     return f1
 
 
@@ -351,7 +356,7 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
                      }.get(name, name)
             row[label] = value
             row[f"{label}_mcse"] = mcse
-        row["pass_rate_margin95"] = 1.959963984540054 * row["pass_rate_mcse"]
+        row["pass_rate_margin95"] = _Z95 * row["pass_rate_mcse"]
         row["populations"] = sum(1 for v, _ in found["conditional_rejection"] if v == v)
         rows.append(row)
     return rows
