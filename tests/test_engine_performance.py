@@ -228,3 +228,34 @@ def test_one_test_or_one_size_has_an_undefined_mcse():
     none = performance(Estimates(reject=np.full(3, np.nan), size=np.full(3, np.nan)), 0.0)
     assert none["tested"].value == 0.0 and math.isnan(none["conditional_rejection"].value)
     assert math.isnan(none["median_size"].value)
+
+
+def test_decisions_and_savings_match_hand_computation():
+    # Eight replicates: a decision right or wrong (nan: none, not right), a saving against a
+    # reference (nan: undefined) and whether a test was made.
+    correct = np.array([1.0, 0.0, 1.0, np.nan, 1.0, 1.0, 0.0, 1.0])
+    saving = np.array([0.4, -0.2, np.nan, 0.1, 0.3, np.nan, 0.0, 0.5])
+    reject = np.array([1.0, np.nan, 0.0, 1.0, np.nan, 1.0, 1.0, 0.0])
+    perf = performance(Estimates(reject=reject, correct=correct, saving=saving), 0.0)
+    assert perf["correct_share"].value == 5 / 8
+    assert perf["correct_share"].mcse == pytest.approx(math.sqrt(5 / 8 * 3 / 8 / 8))
+    defined = saving[~np.isnan(saving)]
+    assert perf["mean_saving"].value == pytest.approx(defined.mean())
+    assert perf["mean_saving"].mcse == pytest.approx(defined.std(ddof=1) / math.sqrt(6))
+    both = saving[~np.isnan(saving) & ~np.isnan(reject)]
+    assert both.tolist() == [0.4, 0.1, 0.0, 0.5]
+    assert perf["conditional_saving"].value == pytest.approx(both.mean())
+    assert perf["conditional_saving"].mcse == pytest.approx(both.std(ddof=1) / 2.0)
+    # the exact path weights the same values by their probabilities
+    exact = exact_performance(Estimates(reject=reject, correct=correct, saving=saving), [0.0],
+                              [np.full(8, 1 / 8)])[0]
+    for name in ("correct_share", "mean_saving", "conditional_saving"):
+        assert exact[name].value == pytest.approx(perf[name].value, abs=1e-12)
+        assert exact[name].mcse == 0.0
+
+
+def test_a_saving_nowhere_defined_is_nan():
+    perf = performance(Estimates(saving=np.full(4, np.nan), reject=np.zeros(4)), 0.0)
+    assert math.isnan(perf["mean_saving"].value) and math.isnan(perf["conditional_saving"].value)
+    exact = exact_performance(Estimates(saving=np.array([np.nan, 0.5])), [0.0], [[1.0, 0.0]])
+    assert math.isnan(exact[0]["mean_saving"].value)

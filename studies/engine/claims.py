@@ -60,7 +60,7 @@ __all__ = ["COMPARISONS", "FAILS", "HOLDS", "NOT_RUN", "Claim", "Verdict", "eval
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
 SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection",
-                           "conditional_rejection")
+                           "conditional_rejection", "correct_share")
 # Shares among the replicates another measure counts: a pass rate among the tests made has
 # ``tested * R`` replicates, not ``R``; a cell without a test has nothing to judge.
 CONDITIONAL_SHARES: dict[str, str] = {"conditional_rejection": "tested"}

@@ -37,8 +37,22 @@ measure                    estimate                             MCSE
 ``upper_quartile_size``    CDF)
 =========================  ===================================  ================================
 
-``T_s`` is the number of replicates with a size. With fewer than 2 tests (sizes) the MCSEs
-of ``conditional_rejection`` (of the size measures) are undefined (nan). A quantile's MCSE
+Procedures that decide (choose a model, stop and open the box) may report whether the decision
+was right (``correct``) and the share of a cost they saved against a reference procedure in the
+same replicate (``saving``, nan where undefined):
+
+=========================  ===================================  ================================
+measure                    estimate                             MCSE
+=========================  ===================================  ================================
+``correct_share``          ``c = mean 1(correct)``              ``sqrt(c (1 - c) / R)``
+``mean_saving``            mean ``saving`` where defined        ``sqrt(var(saving) / T_v)``
+``conditional_saving``     mean ``saving`` where defined and    ``sqrt(var(saving) / T_c)``
+                           a test was made
+=========================  ===================================  ================================
+
+``T_s`` is the number of replicates with a size, ``T_v`` (``T_c``) the number with a saving
+(and a test). With fewer than 2 tests (sizes, savings) the MCSEs of ``conditional_rejection``
+(of the size and saving measures) are undefined (nan). A quantile's MCSE
 is distribution-free:
 ``x_lo``, ``x_hi`` are the quantiles at ``q -/+ z sqrt(q (1 - q) / T_s)``, ``z = 1.96`` (the
 order-statistic confidence interval of a quantile, Hahn & Meeker 1991, section 5.2, divided
@@ -90,6 +104,7 @@ MEASURES: tuple[str, ...] = (
     "bias", "relative_bias", "empirical_se", "mse", "model_se", "model_se_error",
     "coverage", "be_coverage", "width", "tested", "rejection", "conditional_rejection",
     "mean_size", "median_size", "lower_quartile_size", "upper_quartile_size",
+    "correct_share", "mean_saving", "conditional_saving",
 )
 # Which fields of `Estimates` each measure needs.
 _NEEDS: dict[str, tuple[str, ...]] = {
@@ -109,8 +124,12 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "median_size": ("size",),
     "lower_quartile_size": ("size",),
     "upper_quartile_size": ("size",),
+    "correct_share": ("correct",),
+    "mean_saving": ("saving",),
+    "conditional_saving": ("saving", "reject"),
 }
-FIELDS: tuple[str, ...] = ("estimate", "se", "low", "high", "reject", "size")
+FIELDS: tuple[str, ...] = ("estimate", "se", "low", "high", "reject", "size", "correct",
+                           "saving")
 # The quantile of each quantile measure of ``size``.
 _SIZE_QUANTILES: dict[str, float] = {"lower_quartile_size": 0.25, "median_size": 0.5,
                                      "upper_quartile_size": 0.75}
@@ -137,6 +156,12 @@ class Estimates:
         where the method made no test.
     size : numpy.ndarray or None
         The sample size the method's procedure planned or used; nan where it planned none.
+    correct : numpy.ndarray of bool or float, or None
+        Whether the method's decision was the right one (a selection picked the truly best
+        option): 1 or 0; nan (no decision) counts as not right.
+    saving : numpy.ndarray or None
+        The share of a cost the method saved against a reference procedure in the same
+        replicate (``1 - cost / reference cost``); nan where undefined.
     """
 
     estimate: Array | None = None
@@ -145,6 +170,8 @@ class Estimates:
     high: Array | None = None
     reject: NDArray[Any] | None = None
     size: Array | None = None
+    correct: NDArray[Any] | None = None
+    saving: Array | None = None
 
     def arrays(self) -> dict[str, NDArray[Any]]:
         """The fields that are present, by name."""
@@ -341,12 +368,9 @@ def _size_measures(size: Array, wt: _Weights) -> dict[str, Measure]:
     x = size[defined]
     share = weight / weight.sum()
     count = None if wt.n is None else float(wt.n * weight.sum())
-    mean = float(np.sum(share * x))
-    variance = float(np.sum(share * (x - mean) ** 2))
     # a single size cannot estimate its own spread: its MCSEs are undefined, not 0
     single = count is not None and count < 2
-    out = {"mean_size": Measure(mean, 0.0 if count is None else math.nan if single
-                                else math.sqrt(variance / (count - 1)))}
+    out = {"mean_size": _defined_mean(size, defined, wt)}
     order = np.argsort(x, kind="stable")
     sorted_x, cumulative = x[order], np.cumsum(share[order])
     for name, q in _SIZE_QUANTILES.items():
@@ -357,6 +381,40 @@ def _size_measures(size: Array, wt: _Weights) -> dict[str, Measure]:
             spread = (_weighted_quantile(sorted_x, cumulative, q + half)
                       - _weighted_quantile(sorted_x, cumulative, q - half)) / (2.0 * _Z95)
         out[name] = Measure(value, spread)
+    return out
+
+
+def _defined_mean(x: Array, defined: NDArray[np.bool_], wt: _Weights) -> Measure:
+    """Mean of ``x`` over the replicates in ``defined``, MCSE ``sqrt(S^2 / T)`` over those
+    ``T`` (nan when ``T < 2``: one value cannot estimate its own spread; nan when ``T = 0``)."""
+    weight = wt.w[defined]
+    if weight.sum() <= 0:
+        return Measure(math.nan, math.nan)
+    share = weight / weight.sum()
+    values = x[defined]
+    mean = float(np.sum(share * values))
+    if wt.n is None:
+        return Measure(mean, 0.0)
+    count = float(wt.n * weight.sum())
+    variance = float(np.sum(share * (values - mean) ** 2))
+    return Measure(mean, math.nan if count < 2 else math.sqrt(variance / (count - 1)))
+
+
+def _decision_measures(est: Estimates, wt: _Weights) -> dict[str, Measure]:
+    """``correct_share``, ``mean_saving`` and ``conditional_saving``."""
+    out: dict[str, Measure] = {}
+    if est.correct is not None:
+        right = wt.mean(np.nan_to_num(np.asarray(est.correct, dtype=np.float64)) == 1.0)
+        if wt.n is not None:  # a count of replicates: an exact multiple of 1 / R
+            right = round(right * wt.n) / wt.n
+        out["correct_share"] = Measure(right, wt.se_of_proportion(right))
+    if est.saving is not None:
+        saving = np.asarray(est.saving, dtype=np.float64)
+        defined = ~np.isnan(saving)
+        out["mean_saving"] = _defined_mean(saving, defined, wt)
+        if est.reject is not None:
+            tested = ~np.isnan(np.asarray(est.reject, dtype=np.float64))
+            out["conditional_saving"] = _defined_mean(saving, defined & tested, wt)
     return out
 
 
@@ -439,6 +497,7 @@ def performance(
         found |= _test_measures(np.asarray(est.reject, dtype=np.float64), wt)
     if est.size is not None:
         found |= _size_measures(np.asarray(est.size, dtype=np.float64), wt)
+    found |= _decision_measures(est, wt)
     ordered = {name: found[name] for name in MEASURES if name in wanted and name in found}
     return Performance(measures=ordered, n_replicates=wt.n)
 
@@ -498,7 +557,26 @@ def _exact_values(est: Estimates, theta: Array, prob: Array) -> dict[str, Array]
                 found["tested"] > 0, found["rejection"] / found["tested"], math.nan)
     if est.size is not None:
         found |= _exact_size_values(np.asarray(est.size, dtype=np.float64), prob)
+    if est.correct is not None:
+        found["correct_share"] = _row_means(
+            prob, np.nan_to_num(np.asarray(est.correct, dtype=np.float64)) == 1.0)
+    if est.saving is not None:
+        saving = np.asarray(est.saving, dtype=np.float64)
+        defined = ~np.isnan(saving)
+        found["mean_saving"] = _exact_defined_mean(saving, defined, prob)
+        if est.reject is not None:
+            tested = ~np.isnan(np.asarray(est.reject, dtype=np.float64))
+            found["conditional_saving"] = _exact_defined_mean(saving, defined & tested, prob)
     return found
+
+
+def _exact_defined_mean(x: Array, defined: NDArray[np.bool_], prob: Array) -> Array:
+    """Each cell's expectation of ``x`` given ``defined`` (nan where that has probability 0)."""
+    mass = _row_means(prob, defined)
+    total = _row_means(prob, np.where(defined, x, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean: Array = np.where(mass > 0, total / mass, math.nan)
+    return mean
 
 
 def _exact_size_values(size: Array, prob: Array) -> dict[str, Array]:

@@ -86,6 +86,11 @@ LEGEND: dict[str, str] = {
               "attempted)",
     "conditional_rejection": "the share of the tests made that rejected (certifications "
                              "attempted that passed)",
+    "correct_share": "the share of replicates in which the method's decision was the right "
+                     "one (the model it chose is truly the best)",
+    "saving": "the share of a cost a method saved against a reference procedure in the same "
+              "replicate (mean_saving: over every replicate where it is defined; "
+              "conditional_saving: over those where the method made its test)",
     "size": "the sample size a procedure planned (mean, median and quartiles over the "
             "replicates that planned one)",
     "bias": "mean estimate minus the true value; relative bias divides it by the true value",

@@ -102,6 +102,9 @@ MEASURE_LABELS: dict[str, str] = {
     "median_size": "median planned or used sample size",
     "lower_quartile_size": "lower quartile of the planned or used sample size",
     "upper_quartile_size": "upper quartile of the planned or used sample size",
+    "correct_share": "share of replicates whose decision was right",
+    "mean_saving": "mean share of the cost saved against the reference",
+    "conditional_saving": "mean share of the cost saved, among the tests made",
 }
 """Axis label of each measure of `studies.engine.MEASURES`, with its units."""
 
