@@ -23,6 +23,7 @@ STUDY_MODULES: dict[str, str] = {
     "coverage_proportion": "studies.suite.coverage_proportion",
     "mean_bias": "studies.suite.mean_bias",
     "power_calibration": "studies.suite.power_calibration",
+    "stopping_policies": "studies.suite.stopping_policies",
     "stratified_vs_pooled": "studies.suite.stratified_vs_pooled",
 }
 

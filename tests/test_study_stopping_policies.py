@@ -1,0 +1,163 @@
+"""The stopping-policies study (Bagdouri et al. 2013, section 6): its pieces, pinned.
+
+Monte Carlo checks use fixed seeds and a tolerance of k standard errors, k = 3.29 (two-sided
+false-alarm rate 1e-3 per check). Each is shown to fail on a deliberately broken input.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from test_study_power_calibration import exact_pass_probability
+
+from estimators import certification_sample_size
+from studies.suite import stopping_policies as sp
+from studies.suite.power_calibration import population
+
+K = float(stats.norm.isf(0.001 / 2))
+B = sp.BUDGET
+
+
+def test_topics_span_the_rcv1_prevalences_and_bad_index():
+    first, last = sp.topic(0), sp.topic(sp.TOPICS - 1)
+    assert first[0] == pytest.approx(0.031) and last[0] == pytest.approx(0.474)
+    assert first[1] == pytest.approx(0.68) and last[1] == pytest.approx(0.93)
+    prevalences = [sp.topic(i)[0] for i in range(sp.TOPICS)]
+    assert np.all(np.diff(prevalences) > 0)
+    with pytest.raises(ValueError, match=r"`index` must be an integer in \[0, 28\]; got 29"):
+        sp.topic(29)
+
+
+def test_learning_curve_rises_steeply_then_levels_off():
+    r = np.array([20, 500, 1000, 5000, 10000])
+    curve = sp.learning_curve(r, 0.12, 0.8)
+    assert np.all(np.diff(curve) > 0) and curve[-1] < 0.8
+    # the gain of the first 1,000 documents is many times that of the last 5,000
+    assert curve[2] - curve[0] > 5 * (curve[4] - curve[3])
+    # closed form at one point: pi r / KAPPA = 12 -> F_inf (1 - 13^-0.6)
+    assert sp.learning_curve(500, 0.12, 0.8) == pytest.approx(0.8 * (1 - 13 ** -0.6))
+
+
+def _gap(runs: sp.Runs, at: int) -> tuple[float, float]:
+    """Mean CV F1 - true F1 at training size ``at`` over runs, and its standard error."""
+    j = int(np.searchsorted(runs.steps, at))
+    gap = runs.cv_f1[:, j] - runs.true_f1[:, j]
+    return float(gap.mean()), float(gap.std(ddof=1) / math.sqrt(gap.size))
+
+
+def test_cross_validation_understates_as_figure_3_shows():
+    # Figure 3: understated by about 0.08 at small training sets (here 200 documents of a
+    # common topic, whose gap formula gives 0.08 exp(-1/3) = 0.057), unbiased by 3,000.
+    runs = sp.simulate_runs(*sp.topic(28), 400, rng=1)
+    expected = sp.GAP_MAX * math.exp(-200 / sp.GAP_SCALE)
+    mean, se = _gap(runs, 200)
+    assert abs(mean + expected) <= K * se + 0.005  # 0.005: rounding of tp to whole counts
+    mean, se = _gap(runs, 3000)
+    assert abs(mean) <= K * se + 0.002
+    # a simulator without the gap fails the first check
+    broken = sp.Runs(runs.steps, runs.true_cells,
+                     np.asarray(np.rint(runs.true_cells * runs.steps[None, :, None]),
+                                dtype=np.int64))
+    mean, se = _gap(broken, 200)
+    assert not abs(mean + expected) <= K * se + 0.005
+
+
+def test_runs_are_nested_reproducible_and_whole():
+    runs = sp.simulate_runs(*sp.topic(10), 5, rng=3)
+    again = sp.simulate_runs(*sp.topic(10), 5, rng=3)
+    assert np.array_equal(runs.cv, again.cv) and np.array_equal(runs.true_cells, again.true_cells)
+    assert runs.steps[0] == sp.STEP and runs.steps[-1] == B and np.all(np.diff(runs.steps) == 20)
+    assert np.array_equal(runs.cv.sum(axis=-1), np.broadcast_to(runs.steps, (5, 500)))
+    assert (runs.cv >= 0).all()
+    positives = runs.cv[..., 0] + runs.cv[..., 2]
+    assert (np.diff(positives, axis=1) >= 0).all() and (np.diff(positives, axis=1) <= 20).all()
+    np.testing.assert_allclose(runs.true_cells.sum(axis=-1), 1.0)
+    # true F1 wanders around the curve, its deviations correlated over nested steps
+    deviation = runs.true_f1 - sp.learning_curve(runs.steps, *sp.topic(10))
+    assert np.corrcoef(deviation[:, 100], deviation[:, 101])[0, 1] > 0.9
+
+
+def test_threshold_is_nine_tenths_of_the_pilot_runs_best():
+    prevalence, f_inf = sp.topic(5)
+    pilot = sp.simulate_runs(prevalence, f_inf, 1, rng=np.random.SeedSequence([20130, 5]))
+    assert sp.threshold({"topic": 5}) == pytest.approx(0.9 * pilot.true_f1.max(), abs=0)
+
+
+def _data(size: np.ndarray, passed: np.ndarray, split_passed: np.ndarray | None = None):
+    steps = np.array([2000, 4000, 6000, 8000])
+    if split_passed is None:
+        split_passed = np.ones((size.shape[0], len(sp.SPLITS)))
+    return steps, size, passed, split_passed
+
+
+def test_policies_stop_where_their_rules_say():
+    nan = math.nan
+    # costs: run 0 = 9000, 7000, 8000, 9500 (all within); run 1 = none within budget;
+    # run 2 = 10000 (within: at most b), 10500 (over), 7000, 8500
+    size = np.array([[7000, 3000, 2000, 1500],
+                     [nan, 7000, nan, 2500],
+                     [8000, 6500, 1000, 500]], dtype=float)
+    passed = np.array([[1, 0, 1, 1], [nan, 1, nan, 0], [0, 1, 1, 0]], dtype=float)
+    data = _data(size, passed)
+    out = {name: method(data, {}) for name, method in sp.METHODS.items()}
+    cost_first = np.array([9000.0, B, 10000.0])
+    np.testing.assert_array_equal(out["first"].size, [9000, nan, 10000])
+    np.testing.assert_array_equal(out["first"].reject, [1, nan, 0])
+    np.testing.assert_array_equal(out["first"].saving, [0, 0, 0])
+    np.testing.assert_array_equal(out["blind-oracle"].size, [7000, nan, 7000])
+    np.testing.assert_array_equal(out["blind-oracle"].reject, [0, nan, 1])
+    np.testing.assert_allclose(out["blind-oracle"].saving, 1 - np.array([7000, B, 7000])
+                               / cost_first)
+    # the sighted oracle takes the lowest cost that passes
+    np.testing.assert_array_equal(out["sighted-oracle"].size, [8000, nan, 7000])
+    # wait-1 takes the second within-budget step; wait-2 the third; wait-5 never opens
+    np.testing.assert_array_equal(out["wait-1"].size, [7000, nan, 7000])
+    np.testing.assert_array_equal(out["wait-2"].size, [8000, nan, 8500])
+    np.testing.assert_array_equal(out["wait-5"].reject, [nan, nan, nan])
+    np.testing.assert_allclose(out["wait-5"].saving, [1 - B / 9000, 0, 0])
+    # a fixed split always opens and spends the budget
+    split = out["split-50-50"]
+    np.testing.assert_array_equal(split.size, [B, B, B])
+    np.testing.assert_allclose(split.saving, 1 - B / cost_first)
+
+
+def test_a_certification_passes_as_often_as_exact_enumeration_says():
+    # 4,000 test sets of 2,000 documents from one population: the pass share against the
+    # exact pass probability (the reference of the power-calibration tests)
+    cells = population(0.2, 0.85)
+    theta, n = 0.8, 4000
+    gen = np.random.default_rng(11)
+    passed = sp._passes(gen, np.full(n, 2000.0), np.tile(cells, (n, 1)), theta, "delta")
+    exact = exact_pass_probability(2000, cells, theta, "delta")
+    se = math.sqrt(exact * (1 - exact) / n)
+    assert 0.2 < exact < 0.99
+    assert abs(passed.mean() - exact) <= K * se
+    # test sets drawn from a wrong population (F1 0.84) fail the same check
+    wrong = sp._passes(gen, np.full(n, 2000.0), np.tile(population(0.2, 0.84), (n, 1)), theta,
+                       "delta")
+    assert not abs(wrong.mean() - exact) <= K * se
+
+
+def test_generated_plans_are_algorithm_2s():
+    sample = sp.generate({"topic": 26, "interval": "delta"}, 2, rng=5)
+    steps, size, passed, split_passed = sample.data
+    assert size.shape == (2, 500) and split_passed.shape == (2, len(sp.SPLITS))
+    planned = np.argwhere(~np.isnan(size))
+    assert planned.size and np.array_equal(~np.isnan(size), ~np.isnan(passed))
+    assert (steps[planned[:, 1]] + size[tuple(planned.T)] <= B).all()
+    # one planned step, re-planned by a direct call with the same sample and seed
+    runs = sp.simulate_runs(*sp.topic(26), 2, rng=np.random.default_rng(5))
+    gen = np.random.default_rng(5)
+    sp.simulate_runs(*sp.topic(26), 2, rng=gen)
+    seeds = gen.integers(2**63, size=(2, 500), dtype=np.int64)
+    i, j = planned[len(planned) // 2]
+    plan = certification_sample_size(runs.cv[i, j].tolist(), sp.threshold({"topic": 26}),
+                                     power=0.93, draws=1000, max_test_size=int(B - steps[j]),
+                                     rng=int(seeds[i, j]))
+    assert plan.test_size == size[i, j]
+    again = sp.generate({"topic": 26, "interval": "delta"}, 2, rng=5)
+    for first, second in zip(sample.data, again.data, strict=True):
+        np.testing.assert_array_equal(first, second)
