@@ -332,3 +332,22 @@ def test_a_share_among_tests_made_takes_its_se_from_the_tests_not_the_replicates
     assert found.status == FAILS and found.failures["n"].tolist() == [1]
     assert found.failures["allowance"].iloc[0] == pytest.approx(
         found.k * math.sqrt(0.93 * 0.07 / 900))
+
+
+def test_a_mean_saving_among_tests_made_skips_cells_without_a_test():
+    # Two cells open the box in some runs and save 0.40 (MCSE 0.02) and 0.35 (0.03); a third
+    # never opens, so its saving among the tests made is undefined and not compared. Against
+    # "at least 0.3" the mean over the cells is 0.375 and holds; a cell that opened without a
+    # saving (nan) still breaks it.
+    def cell(i, tested, saving, mcse):
+        measures = {"tested": Measure(tested, 0.01),
+                    "conditional_saving": Measure(saving, mcse)}
+        return CellResult("s", str(i), i, {"n": i}, "monte-carlo",
+                          {"m": Performance(measures, 100)}, {}, b"")
+
+    claim = Claim("c", "", ("m",), "conditional_saving", "at_least", 0.3, mean_over=("n",))
+    cells = (cell(0, 0.5, 0.40, 0.02), cell(1, 0.8, 0.35, 0.03), cell(2, 0.0, math.nan, math.nan))
+    found = evaluate_claims([claim], StudyResult("s", cells))[0]
+    assert found.status == HOLDS
+    broken = (*cells[:2], cell(2, 0.1, math.nan, math.nan))
+    assert evaluate_claims([claim], StudyResult("s", broken))[0].status == FAILS

@@ -14,9 +14,10 @@ finding, part of the claim) and, on top of it, the statistical allowance of each
   the value's MCSE, except for shares of replicates (coverage, rejection), whose SE is taken
   at the bound, ``sqrt(b (1 - b) / R)``: the MCSE at an estimate near 0 or 1 is too small.
   A share among the tests made (``conditional_rejection``) counts the ``tested x R``
-  replicates that made one; a cell without a test is not compared. A
-  claim that is true therefore fails on a run with probability at most about
-  ``familywise_error`` (normal approximation); a study's several claims each have their own.
+  replicates that made one; a cell without a test is not compared, nor is its mean saving
+  among the tests made (``conditional_saving``). A claim that is true therefore fails on a
+  run with probability at most about ``familywise_error`` (normal approximation); a study's
+  several claims each have their own.
 
 A value is exact when its cell took the exact path, whatever its MCSE. A Monte Carlo value whose
 SE is undefined (a method whose model SE is 0 has an undefined MCSE of ``model_se_error``) gets
@@ -61,9 +62,10 @@ COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
 SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection",
                            "conditional_rejection", "correct_share")
-# Shares among the replicates another measure counts: a pass rate among the tests made has
+# Measures among the replicates another measure counts: a pass rate among the tests made has
 # ``tested * R`` replicates, not ``R``; a cell without a test has nothing to judge.
-CONDITIONAL_SHARES: dict[str, str] = {"conditional_rejection": "tested"}
+CONDITIONAL: dict[str, str] = {"conditional_rejection": "tested",
+                               "conditional_saving": "tested"}
 _Z95 = float(stats.norm.isf(0.05))
 HOLDS, FAILS, NOT_RUN = "HOLDS", "FAILS", "NOT RUN"
 _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}
@@ -265,8 +267,8 @@ class _Judge:
         """Take the rows of a piece (tidy columns and ``error``) that are in the claim."""
         claim = self.claim
         counted = None
-        if claim.measure in CONDITIONAL_SHARES:
-            base = rows[rows["measure"] == CONDITIONAL_SHARES[claim.measure]]
+        if claim.measure in CONDITIONAL:
+            base = rows[rows["measure"] == CONDITIONAL[claim.measure]]
             counted = base.set_index(["position", "method"])["value"]
         rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
         if len(rows) and claim.where:  # the region reads the grid parameters only
@@ -397,7 +399,7 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult) -> list[Verdic
         return []
     methods = {m for c in claims for m in c.methods}
     measures = {c.measure for c in claims}
-    measures |= {CONDITIONAL_SHARES[m] for m in measures if m in CONDITIONAL_SHARES}
+    measures |= {CONDITIONAL[m] for m in measures if m in CONDITIONAL}
     params = list(dict.fromkeys([*result.parameters, *_cell_parameters(result)]))
     judges = [_Judge(claim, params) for claim in claims]
     for piece in result.frames(methods=methods, measures=measures, batch_rows=_BATCH_ROWS):

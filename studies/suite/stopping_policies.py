@@ -358,7 +358,42 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
     grid (mean, standard deviation and its MCSE).
     """
     topics = sorted({int(cell.params["topic"]) for cell in result.cells})
-    return [*_policy_rows(result), *_topic_rows(topics), *_figure_3_rows(topics)]
+    policies = _policy_rows(result)
+    return [*_paper_rows(policies), *policies, *_topic_rows(topics), *_figure_3_rows(topics)]
+
+
+# Section 6's figures as (quantity, policy, our column, the paper's value).
+_PAPER_ROWS = (
+    ("runs never within budget", "first", "cannot_open", 0.2948),
+    ("success of first-within-budget", "first", "success", 0.7946),
+    ("saving of the blind oracle (opened runs)", "blind-oracle", "saving", 0.4321),
+    ("failure of the blind oracle", "blind-oracle", "failure", 0.2714),
+    ("saving of the sighted oracle (opened runs)", "sighted-oracle", "saving", 0.3808),
+)
+
+
+def _paper_rows(policies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``table == "paper"``: each figure of section 6 beside ours, by interval (with MCSE),
+    and the ``w`` of wait-w's largest saving (the paper: 25-50 iterations)."""
+    by = {(row["interval"], row["policy"]): row for row in policies}
+    intervals = [i for i in INTERVALS if any(key[0] == i for key in by)]
+    rows = []
+    for quantity, policy, column, paper in _PAPER_ROWS:
+        row: dict[str, Any] = {"table": "paper", "quantity": quantity, "paper": paper}
+        for interval in intervals:
+            found = by.get((interval, policy), {})
+            value = found.get("success", math.nan)
+            row[interval] = 1.0 - value if column == "failure" else found.get(column, math.nan)
+            row[f"{interval}_mcse"] = found.get(
+                "success_mcse" if column == "failure" else f"{column}_mcse", math.nan)
+        rows.append(row)
+    best: dict[str, Any] = {"table": "paper", "quantity": "w of wait-w's largest saving",
+                            "paper": "25-50"}
+    for interval in intervals:
+        waits = [row for (i, _), row in by.items() if i == interval and row["wait"] > 0]
+        best[interval] = max(waits, key=lambda row: row["saving"])["wait"] if waits else math.nan
+    rows.append(best)
+    return rows
 
 
 FIGURE_3_RUNS = 100
@@ -432,7 +467,9 @@ _WAITING = "table == 'policies' and wait == wait"  # first and wait-w
 _LABELS = {"wait": "w: within-budget steps waited past the first", "success":
            "success rate among the runs that open", "saving": "annotation saved vs first",
            "saving_all_runs": "annotation saved vs first, all runs",
-           "cannot_open": "share of runs that never open the box"}
+           "cannot_open": "share of runs that never open the box",
+           "saving_margin95": "1.96 MCSE", "saving_all_runs_margin95": "1.96 MCSE",
+           "success_margin95": "1.96 MCSE", "cannot_open_margin95": "1.96 MCSE"}
 FIGURES = (
     Figure("summary_lines",
            "Figure 5, ours: the share of annotation saved by waiting w within-budget steps "
