@@ -161,3 +161,20 @@ def test_generated_plans_are_algorithm_2s():
     again = sp.generate({"topic": 26, "interval": "delta"}, 2, rng=5)
     for first, second in zip(sample.data, again.data, strict=True):
         np.testing.assert_array_equal(first, second)
+
+
+def test_the_real_learner_mode_certifies_real_training_runs():
+    # Two runs of a logistic regression on a generated corpus (`studies.suite.text_learner`):
+    # the plans fit the budget, the splits open, and theta is 0.9 of the pilot run's best.
+    pytest.importorskip("sklearn")
+    params = {"topic": 28, "interval": "delta"}
+    steps, size, passed, split_passed = sp.generate_learned(params, 2, rng=7).data
+    assert np.array_equal(steps, sp.LEARNER_STEPS) and size.shape == (2, steps.size)
+    planned = ~np.isnan(size)
+    assert planned.any() and np.array_equal(planned, ~np.isnan(passed))
+    assert (np.broadcast_to(steps, size.shape)[planned] + size[planned] <= B).all()
+    assert not np.isnan(split_passed).any()
+    theta = sp.learned_threshold(params)
+    assert 0.5 < theta < 0.9
+    out = sp.METHODS["first"]((steps, size, passed, split_passed), params)
+    assert (out.size[~np.isnan(out.size)] <= B).all()

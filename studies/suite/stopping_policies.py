@@ -39,6 +39,14 @@ Data-generating mechanisms
 
     ``theta`` follows the paper: 0.9 x the largest true F1 of one training run of the topic
     up to 10,000 documents (a pilot run, seeded by the topic).
+
+    Real learner (`LEARNED`, run as ``evalcert study run
+    studies.suite.stopping_policies:LEARNED``; needs the ``learner`` extra, scikit-learn): the
+    runs come from a logistic regression actually trained and 10-fold cross-validated on a
+    generated text-like corpus of the topic's prevalence, its true cells measured on 20,000
+    held-out documents (`studies.suite.text_learner`), in steps of 250 documents (so ``w``
+    counts steps of 250); ``theta`` from a pilot run of the learner. Everything else is the
+    same.
 Estimands
     The certification threshold ``theta`` of each topic; a policy's success is judged against
     the nominal power 0.93, its cost against the first-within-budget policy of the same run.
@@ -87,9 +95,11 @@ from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.engine.performance import Estimates
 from studies.suite.power_calibration import population
+from studies.suite.text_learner import learned_runs
 
-__all__ = ["BUDGET", "CLAIMS", "PAPER", "POLICIES", "STEP", "STUDY", "TOPICS", "WAITS",
-           "Runs", "learning_curve", "simulate_runs", "summary_table", "topic"]
+__all__ = ["BUDGET", "CLAIMS", "LEARNED", "LEARNER_STEPS", "PAPER", "POLICIES", "STEP", "STUDY",
+           "TOPICS", "WAITS", "Runs", "generate_learned", "learned_threshold", "learning_curve",
+           "simulate_runs", "summary_table", "topic"]
 
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -497,18 +507,6 @@ FIGURES = (
            options={"query": _WAITING, "x": "wait", "y": "cannot_open",
                     "hue": "interval", "error": "cannot_open_margin95", "labels": _LABELS,
                     "title": "stopping_policies: runs that never open the box"}),
-    Figure("summary_lines",
-           "Figure 3, ours: cross-validated F1 minus the true F1 of the classifier against the "
-           "training set's size, mean over the simulated runs of the grid's topics (bars: +-1 "
-           "standard deviation of single runs), beside 0 (dashed). The paper: an "
-           "understatement of up to about 0.08 at small training sets, unbiased on average by "
-           "about 3,000 documents.",
-           options={"query": "table == 'figure 3'", "x": "training", "y": "gap",
-                    "error": "gap_sd", "reference": 0.0, "log_x": True,
-                    "labels": {"training": "training documents r",
-                               "gap": "cross-validated F1 - true F1",
-                               "gap_sd": "1 SD of single runs"},
-                    "title": "stopping_policies: the simulator's Figure 3"}),
     Figure("measure_by",
            "Success rate among the runs that open, by topic (rarest first), for the paper's "
            "policies and the fixed splits, beside the nominal 0.93 (dashed).",
@@ -522,6 +520,21 @@ FIGURES = (
            where="interval == 'delta'",
            options={"measure": "median_size", "x": "topic", "hue": "method",
                     "methods": ("first", "blind-oracle", "sighted-oracle", "wait-25")}),
+)
+
+_FIGURE_3 = (
+    Figure("summary_lines",
+           "Figure 3, ours: cross-validated F1 minus the true F1 of the classifier against the "
+           "training set's size, mean over the simulated runs of the grid's topics (bars: +-1 "
+           "standard deviation of single runs), beside 0 (dashed). The paper: an "
+           "understatement of up to about 0.08 at small training sets, unbiased on average by "
+           "about 3,000 documents.",
+           options={"query": "table == 'figure 3'", "x": "training", "y": "gap",
+                    "error": "gap_sd", "reference": 0.0, "log_x": True,
+                    "labels": {"training": "training documents r",
+                               "gap": "cross-validated F1 - true F1",
+                               "gap_sd": "1 SD of single runs"},
+                    "title": "stopping_policies: the simulator's Figure 3"}),
 )
 
 STUDY = Study(
@@ -539,6 +552,54 @@ STUDY = Study(
               "lower_quartile_size", "upper_quartile_size", "mean_saving",
               "conditional_saving"),
     claims=CLAIMS,
-    figures=FIGURES,
+    figures=(*FIGURES, *_FIGURE_3),
     summary=summary_table,
+)
+
+
+LEARNER_STEPS = np.arange(250, BUDGET + 250, 250, dtype=np.int64)
+
+
+def learned_threshold(params: Params) -> float:
+    """``theta`` of the real learner: 0.9 x the largest true F1 of the topic's pilot run."""
+    return _learned_threshold(int(params["topic"]))
+
+
+@functools.cache
+def _learned_threshold(index: int) -> float:
+    pilot = learned_runs(topic(index)[0], 1, steps=LEARNER_STEPS, topic=index,
+                         rng=np.random.SeedSequence([20130, index]))
+    return THETA_FRACTION * float(np.nanmax(pilot.true_f1))
+
+
+def generate_learned(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
+    """As `generate`, with the runs of a real classifier (`studies.suite.text_learner`)."""
+    gen = np.random.default_rng(rng)
+    index = int(params["topic"])
+    learned = learned_runs(topic(index)[0], n_replicates, steps=LEARNER_STEPS, topic=index,
+                           rng=gen)
+    runs = Runs(learned.steps, learned.true_cells, learned.cv)
+    return _certifications(runs, learned_threshold(params), str(params["interval"]), gen)
+
+
+def _learned_summary(result: StudyResult) -> list[dict[str, Any]]:
+    """The paper's figures beside ours and the policies' table (`summary_table`'s first two)."""
+    policies = _policy_rows(result)
+    return [*_paper_rows(policies), *policies]
+
+
+LEARNED = Study(
+    name="stopping_policies_learned",
+    version="1",
+    grids={
+        "quick": Grid({"topic": [14, 28], "interval": ["delta"]}, n_replicates=3),
+        "full": Grid({"topic": list(range(0, TOPICS, 4)), "interval": list(INTERVALS)},
+                     n_replicates=10),
+    },
+    truth=learned_threshold,
+    generate=generate_learned,
+    methods=METHODS,
+    measures=STUDY.measures,
+    figures=FIGURES,
+    summary=_learned_summary,
 )
