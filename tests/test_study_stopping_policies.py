@@ -178,3 +178,34 @@ def test_the_real_learner_mode_certifies_real_training_runs():
     assert 0.5 < theta < 0.9
     out = sp.METHODS["first"]((steps, size, passed, split_passed), params)
     assert (out.size[~np.isnan(out.size)] <= B).all()
+
+
+def test_the_summary_pools_the_runs_that_open_over_the_topics():
+    # Two topics of 20 runs: first opens 10 (success 0.6) and 20 (success 0.9): pooled over
+    # the 30 runs that open, 0.8; the open rate is the plain mean, 0.75.
+    from studies.engine import CellResult, Measure, Performance, StudyResult
+
+    def cell(index, tested, success, saving):
+        measures = {"tested": Measure(tested, 0.1), "conditional_rejection": Measure(success, 0.1),
+                    "rejection": Measure(tested * success, 0.1),
+                    "conditional_saving": Measure(saving, 0.05),
+                    "mean_saving": Measure(saving, 0.05), "mean_size": Measure(8000.0, 100.0)}
+        return CellResult("stopping_policies", str(index), index,
+                          {"topic": index, "interval": "delta"}, "monte-carlo",
+                          {"first": Performance(measures, 20)}, {}, b"")
+
+    rows = sp.summary_table(StudyResult("stopping_policies",
+                                        (cell(27, 0.5, 0.6, 0.0), cell(28, 1.0, 0.9, 0.0))))
+    policy = next(r for r in rows if r["table"] == "policies")
+    assert policy["open_rate"] == pytest.approx(0.75)
+    assert policy["success"] == pytest.approx((0.5 * 0.6 + 1.0 * 0.9) / 1.5)
+    assert policy["success_mcse"] == pytest.approx(math.sqrt(0.05**2 + 0.1**2) / 1.5)
+    paper = {r["quantity"]: r for r in rows if r["table"] == "paper"}
+    assert paper["success of first-within-budget"]["delta"] == pytest.approx(0.8)
+    assert paper["success of first-within-budget"]["paper"] == 0.7946
+    assert paper["runs never within budget"]["delta"] == pytest.approx(0.25)
+    topics = [r for r in rows if r["table"] == "topics"]
+    assert [r["topic"] for r in topics] == [27, 28]
+    assert topics[1]["theta"] == sp.threshold({"topic": 28})
+    figure_3 = [r for r in rows if r["table"] == "figure 3"]
+    assert figure_3[0]["gap"] < -0.03 and abs(figure_3[-1]["gap"]) < 0.01
