@@ -12,7 +12,17 @@ from estimators.fmeasure import (
     f1_ci,
     f1_estimate,
 )
-from estimators.gain import BudgetYield, GainTable, gain_table
+from estimators.gain import (
+    BUDGET_POSITIVES_METHODS,
+    CUMULATIVE_GAIN_METHODS,
+    BudgetPositives,
+    BudgetYield,
+    CumulativeGainEstimate,
+    GainTable,
+    budget_positives,
+    cumulative_gain_estimate,
+    gain_table,
+)
 from estimators.interval import Interval
 from estimators.power import (
     LOSCI_METHODS,
@@ -40,6 +50,8 @@ from estimators.sampling import (
 
 __all__ = [
     "ALLOCATION_METHODS",
+    "BUDGET_POSITIVES_METHODS",
+    "CUMULATIVE_GAIN_METHODS",
     "F1_DESIGNS",
     "F1_METHODS",
     "F1_METHODS_BY_DESIGN",
@@ -47,10 +59,12 @@ __all__ = [
     "POSTERIORS",
     "PROPORTION_METHODS",
     "STRATIFIED_METHODS",
+    "BudgetPositives",
     "BudgetYield",
     "CertificationPlan",
     "ConfusionMatrix",
     "ConfusionPosterior",
+    "CumulativeGainEstimate",
     "F1Estimate",
     "GainTable",
     "Interval",
@@ -62,8 +76,10 @@ __all__ = [
     "UtilityEstimate",
     "WeightedTotal",
     "allocate",
+    "budget_positives",
     "certification_sample_size",
     "confusion_posterior",
+    "cumulative_gain_estimate",
     "f1_ci",
     "f1_estimate",
     "gain_table",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from fractions import Fraction
 
@@ -576,3 +577,104 @@ def test_bad_linear_utility(u_a: object, u_b: object, error: type[Exception], ma
     run = ConfusionMatrix.binary(tp=1, fp=1, fn=1, tn=1)
     with pytest.raises(error, match=match):
         run.linear_utility(u_a=u_a, u_b=u_b)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------- support-weighted average (Table 4)
+
+
+def test_weighted_average_by_hand() -> None:
+    # Rows are the reference: supports 12, 9, 6 of 27 (the wine matrix).
+    m = ConfusionMatrix(WINE_COUNTS, labels=WINE_LABELS)
+    precision = [Fraction(9, 13), Fraction(5, 9), Fraction(4, 5)]
+    recall = [Fraction(9, 12), Fraction(5, 9), Fraction(4, 6)]
+    f1 = [2 * p * r / (p + r) for p, r in zip(precision, recall, strict=True)]
+    weights = [Fraction(12, 27), Fraction(9, 27), Fraction(6, 27)]
+    for measure, values in (("precision", precision), ("recall", recall), ("f_measure", f1)):
+        expected = sum(w * v for w, v in zip(weights, values, strict=True))
+        assert m.weighted_average(measure) == pytest.approx(float(expected), rel=1e-14)
+    # the weighted recall is the accuracy: sum_k (n_k / N) (tp_k / n_k) = sum_k tp_k / N
+    assert m.weighted_average("recall") == pytest.approx(18 / 27, rel=1e-14)
+
+
+def _sklearn_weighted(counts: np.ndarray, beta: float) -> tuple[float, float, float]:
+    metrics = pytest.importorskip("sklearn.metrics")
+    truth, predicted = expand(counts)
+    k = counts.shape[0]
+    precision, recall, f, _ = metrics.precision_recall_fscore_support(
+        truth, predicted, labels=list(range(k)), average="weighted", beta=beta,
+        zero_division=0.0)
+    return float(precision), float(recall), float(f)
+
+
+def test_weighted_average_agrees_with_sklearn_on_a_grid() -> None:
+    # Every 2 x 2 matrix with cells 0..4 and a grid of 3 x 3 ones (cells 0, 1, 5), wherever
+    # every class with support has defined precision and recall (sklearn would put 0 where
+    # ours is nan); beta 1 and 2.
+    rng = np.random.default_rng(20180718)
+    grid = [np.array(c).reshape(2, 2) for c in itertools.product(range(5), repeat=4)]
+    grid += [rng.choice([0, 1, 5], size=(3, 3)) for _ in range(300)]
+    compared, worst = 0, 0.0
+    for counts in grid:
+        m = ConfusionMatrix(counts)
+        present = m.reference_counts > 0
+        if m.total == 0 or np.isnan(m.per_class("precision")[present]).any():
+            continue
+        for beta in (1.0, 2.0):
+            ours = (m.weighted_average("precision"), m.weighted_average("recall"),
+                    m.weighted_average("f_measure", beta=beta))
+            theirs = _sklearn_weighted(counts, beta)
+            worst = max(worst, *(abs(a - b) for a, b in zip(ours, theirs, strict=True)))
+            compared += 1
+    assert compared > 500
+    assert worst < 1e-12
+
+
+def test_weighted_average_policy_for_undefined_values() -> None:
+    # class 1 occurs (support 4) but is never predicted: its precision is undefined -> nan
+    never_predicted = ConfusionMatrix([[6, 0], [4, 0]])
+    assert math.isnan(never_predicted.weighted_average("precision"))
+    assert never_predicted.weighted_average("recall") == pytest.approx(0.6)
+    # class 2 never occurs and is never predicted: weight 0, left out though undefined
+    absent = ConfusionMatrix([[6, 2, 0], [1, 3, 0], [0, 0, 0]])
+    assert math.isnan(absent.per_class("precision")[2])
+    assert absent.weighted_average("precision") == pytest.approx(
+        8 / 12 * 6 / 7 + 4 / 12 * 3 / 5, rel=1e-14)  # supports 8 and 4
+    assert math.isnan(ConfusionMatrix([[0, 0], [0, 0]]).weighted_average("f_measure"))
+
+
+def test_table4_f_below_precision_and_recall_needs_per_class_f() -> None:
+    """Klubička et al. (2018), Table 4: F1 0.70 / 0.74 / 0.77 lies below both the weighted
+    precision (0.82 / 0.83 / 0.83) and recall (0.73 / 0.75 / 0.78) of M1, M2, M3.
+
+    The F of the weighted precision and recall is their harmonic mean and lies between them,
+    so the table's F must be the weighted mean of the per-class F values. That happens when
+    one class is found precisely but rarely and the other the other way round: here the
+    positive class (precision 0.91, recall 0.50) and the negative class (0.66, 0.95) of a
+    balanced test set.
+    """
+    table4 = {"M1": (0.82, 0.73, 0.70), "M2": (0.83, 0.75, 0.74), "M3": (0.83, 0.78, 0.77)}
+    for precision, recall, f1 in table4.values():
+        harmonic = 2 * precision * recall / (precision + recall)
+        assert min(precision, recall) <= harmonic <= max(precision, recall)
+        assert f1 < min(precision, recall)
+    m = ConfusionMatrix([[50, 50], [5, 95]])
+    p, r, f = (m.weighted_average(x) for x in ("precision", "recall", "f_measure"))
+    assert f < min(p, r)  # 0.710 < 0.725 < 0.782
+    assert min(p, r) < 2 * p * r / (p + r) < max(p, r)  # the F of the averages: 0.752
+
+
+@given(count_matrices(), st.sampled_from(CLASS_MEASURES))
+def test_weighted_average_lies_between_the_class_values(counts: np.ndarray,
+                                                        measure: str) -> None:
+    m = ConfusionMatrix(counts)
+    values = m.per_class(measure)[m.reference_counts > 0]
+    assume(values.size and not np.isnan(values).any())
+    average = m.weighted_average(measure)
+    assert values.min() - 1e-12 <= average <= values.max() + 1e-12
+
+
+def test_weighted_average_rejects_bad_options(wine: ConfusionMatrix) -> None:
+    with pytest.raises(ValueError, match="`measure` must be one of"):
+        wine.weighted_average("accuracy")
+    with pytest.raises(ValueError, match="`beta` must be non-negative; got -1"):
+        wine.weighted_average("f_measure", beta=-1)

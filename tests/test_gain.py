@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from estimators import ConfusionMatrix
 from estimators.gain import BudgetYield, GainTable, gain_table
 
 # ---------------------------------------------------------------------------------------
@@ -565,3 +566,85 @@ def test_positives_within_rejects_bad_counts(
 ) -> None:
     with pytest.raises(error, match=match):
         table.positives_within(n_items)
+
+
+# ---------------------------------------------------------------------------------------
+# The six-item worked example of section 2 (Tables 1-3) and section 3
+# ---------------------------------------------------------------------------------------
+
+# Each column of Tables 1-3 lists, rank by rank, the ID of the test item a model puts there;
+# the idiomatic (positive) items are IDs 1, 2 and 3.
+WORKED_RANKINGS = {
+    "S1-M1": (1, 5, 4, 2, 6, 3),
+    "S1-M2": (1, 2, 6, 5, 3, 4),
+    "S2-M1": (3, 6, 4, 5, 2, 1),
+    "S2-M2": (5, 4, 3, 1, 6, 2),
+}
+WORKED_POSITIVES = {1, 2, 3}
+
+
+def worked_scores_and_labels(ranking: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Scores by item ID (6 for rank 1 down to 1 for rank 6) and labels by item ID."""
+    scores = np.empty(6)
+    for rank, item in enumerate(ranking):
+        scores[item - 1] = 6 - rank
+    labels = np.array([int(item in WORKED_POSITIVES) for item in range(1, 7)])
+    return scores, labels
+
+
+@pytest.mark.parametrize(("column", "accuracy", "top_two"), [
+    ("S1-M1", 0.5, 1), ("S1-M2", 0.5, 2), ("S2-M1", 0.17, 1), ("S2-M2", 0.5, 0)])
+def test_worked_example_tables_1_and_3(column: str, accuracy: float, top_two: int) -> None:
+    """Table 1's accuracies and Table 3's true positives in the budget of two items.
+
+    Each model labels its top four items positive: the text's "two thirds" of the six (its
+    "60%" cannot be met with whole items, and labelling the top three would give S1-M1 an
+    accuracy of 2/6, not the printed 0.5). Table 3 keeps the top two rows of each column (the
+    text's "30%" of the list, rounded to whole items: a third).
+    """
+    scores, labels = worked_scores_and_labels(WORKED_RANKINGS[column])
+    predicted = scores > 2  # ranks 1-4
+    tp = int(np.sum(predicted & (labels == 1)))
+    fp = int(np.sum(predicted & (labels == 0)))
+    fn = int(np.sum(~predicted & (labels == 1)))
+    tn = int(np.sum(~predicted & (labels == 0)))
+    matrix = ConfusionMatrix.binary(tp=tp, fp=fp, fn=fn, tn=tn)
+    assert round(float(matrix.accuracy.estimate), 2) == accuracy
+    table = gain_table(scores, labels, bins=6)
+    assert table.positives_within(2) == top_two
+    assert table.cumulative_positives[1] == top_two
+
+
+def test_worked_example_gains_of_section_3() -> None:
+    """Gain and cumulative gain of Table 3's columns, one row per "decile" (bins=6).
+
+    With 3 positives among the 6 items, a row holding a positive has gain 1/3. The paper
+    prints other numbers: "in S1 the first decile (D1) of both M1 and M2 has a gain of 0.5",
+    "the gain of M1 in D2 is 0, while the gain of M2 is, again, 0.5", and for S1-M1 "once we
+    reach D4 (which also has a gain of 0.5), its cumulative gain will be 1". Those are the
+    gains of a list with 2 positives, IDs 1 and 2, as if ID 3 (last in S1-M1, fifth in
+    S1-M2) were not positive; with its own Table 1 (three idiomatic items) S1-M1's
+    cumulative gain is 1/3, 1/3, 1/3, 2/3, 2/3, 1 and reaches 1 only at D6. The conclusion
+    the paper draws (two rows favour S1-M2) stands: 2/3 against 1/3.
+    """
+    third = 1 / 3
+    expected = {
+        "S1-M1": [third, 0, 0, third, 0, third],
+        "S1-M2": [third, third, 0, 0, third, 0],
+        "S2-M1": [third, 0, 0, 0, third, third],
+        "S2-M2": [0, 0, third, third, 0, third],
+    }
+    for column, gains in expected.items():
+        table = gain_table(*worked_scores_and_labels(WORKED_RANKINGS[column]), bins=6)
+        np.testing.assert_allclose(table.gain, gains, rtol=1e-15)
+        np.testing.assert_allclose(table.cumulative_gain, np.cumsum(gains), rtol=1e-15)
+    s1m1 = gain_table(*worked_scores_and_labels(WORKED_RANKINGS["S1-M1"]), bins=6)
+    np.testing.assert_allclose(s1m1.cumulative_gain, [third, third, third, 2 * third,
+                                                      2 * third, 1.0], rtol=1e-15)
+    assert s1m1.fraction_to_reach(1.0, whole_bins=True) == 1.0  # D6, not the paper's D4
+    # The paper's printed values are those of IDs 1 and 2 alone (ranks 1 and 4).
+    scores = worked_scores_and_labels(WORKED_RANKINGS["S1-M1"])[0]
+    assert scores.tolist() == [6.0, 3.0, 1.0, 4.0, 5.0, 2.0]
+    as_printed = gain_table(scores, [1, 1, 0, 0, 0, 0], bins=6)
+    assert as_printed.gain.tolist() == [0.5, 0.0, 0.0, 0.5, 0.0, 0.0]
+    assert as_printed.cumulative_gain[3] == 1.0

@@ -472,3 +472,56 @@ def test_too_many_panels_and_mixed_nominal_levels_are_refused():
 def test_bad_intervals_raise_one_line_errors(low, high, truth, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         zip_plot(np.array(low), np.array(high), truth, title="t")
+
+
+# --------------------------------------------------------------------------------------------
+# summary_lines: a band between two columns
+
+
+def banded(shift: float = 0.0) -> pd.DataFrame:
+    """Design effects with a low/high band about each: 2 runs x 3 sizes x 2 allocations."""
+    return effects(shift).assign(low=lambda f: f["ours"] - 0.1, high=lambda f: f["ours"] + 0.1)
+
+
+def test_summary_lines_draws_a_band_per_line_and_is_byte_identical():
+    def draw(frame: pd.DataFrame) -> str:
+        return summary_lines(frame, x="relevant", y="ours", hue="column", panel_by="run",
+                             band=("low", "high"), figure_id="band",
+                             labels={"low": "lower bound", "high": "upper bound"})
+
+    document = draw(banded())
+    # one filled band per line: 2 hues x 2 panels, beside the 4 lines
+    assert len(re.findall(r'id="band-FillBetweenPolyCollection_\d+"|'
+                          r'id="band-PolyCollection_\d+"', document)) == 4
+    assert "lower bound to upper bound" in texts(document)
+    assert draw(banded()) == document
+    assert draw(banded(0.5)) != document
+    named = summary_lines(banded(), x="relevant", y="ours", hue="column", panel_by="run",
+                          band=("low", "high"), labels={"band": "95% interval"})
+    assert "95% interval" in texts(named) and " to " not in texts(named)
+    # without the band option the same rows draw no band (backwards compatible)
+    plain = summary_lines(banded(), x="relevant", y="ours", hue="column", panel_by="run",
+                          figure_id="band")
+    assert "PolyCollection" not in plain and "lower bound" not in texts(plain)
+
+
+def test_summary_lines_band_skips_missing_bounds_and_a_zero_width_band_has_no_legend():
+    frame = banded().assign(low=lambda f: f["low"].where(f["relevant"] != 50))
+    document = summary_lines(frame, x="relevant", y="ours", hue="column", panel_by="run",
+                             band=("low", "high"), figure_id="gap")
+    assert "low to high" in texts(document)
+    point = banded().assign(low=lambda f: f["ours"], high=lambda f: f["ours"])
+    assert "low to high" not in texts(summary_lines(point, x="relevant", y="ours",
+                                                    hue="column", panel_by="run",
+                                                    band=("low", "high")))
+
+
+@pytest.mark.parametrize(("band", "message"), [
+    ("low", "`band` must be a pair of column names (low, high); got 'low'."),
+    (("low",), "`band` must be a pair of column names (low, high); got ('low',)."),
+    (("low", "top"), "`band` must be a column of the frame; got 'top'."),
+    (("low", "column"), "`band` must name numeric columns; 'column' holds str values."),
+])
+def test_summary_lines_rejects_a_bad_band(band, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        summary_lines(banded(), x="relevant", y="ours", hue="column", panel_by="run", band=band)

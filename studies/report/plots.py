@@ -869,6 +869,7 @@ def summary_bars(frame: pd.DataFrame, *, x: str, bars: Sequence[str],
 
 def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None,
                   panel_by: str | None = None, error: str | None = None,
+                  band: Sequence[str] | None = None,
                   reference: float | None = None, labels: Mapping[Any, str] | None = None,
                   log_x: bool | None = None, title: str | None = None,
                   figure_id: str | None = None) -> str:
@@ -894,12 +895,16 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
         The column with one panel per value (at most 6).
     error : str, optional
         The numeric column holding the error bars' half-width.
+    band : pair of str, optional
+        Two numeric columns ``(low, high)``: a shaded band between them in each line's colour
+        (say an interval's bounds around its estimate), where both are numbers.
     reference : float, optional
         A grey dashed horizontal line, e.g. 1 for a design effect.
     labels : mapping, optional
         Display text of column names and values, keys compared as text (``1``, ``1.0`` and
         ``"1"`` alike): ``x`` and ``y`` on the axes (their values on a category axis),
-        ``hue`` and its values in the legend, ``error`` there too; a ``panel_by`` value with a
+        ``hue`` and its values in the legend, ``error`` there too, the band as the label of
+        ``"band"`` (default "<low> to <high>", each column labelled); a ``panel_by`` value with a
         label is its panel's whole title, others read "<panel_by> = <value>" (``panel_by``
         labelled too). Unlabelled names and values are shown as they are.
     log_x : bool, optional
@@ -917,12 +922,17 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
     Raises
     ------
     ValueError
-        When the frame has no rows, a named column is missing, ``y`` or ``error`` is not
-        numeric or ``y`` holds no number, or a (panel, hue, x) has several rows.
+        When the frame has no rows, a named column is missing, ``y``, ``error`` or a
+        ``band`` column is not numeric or ``y`` holds no number, ``band`` is not a pair of
+        column names, or a (panel, hue, x) has several rows.
     """
+    if band is not None and (isinstance(band, str) or not isinstance(band, Sequence)
+                             or len(band) != 2):
+        raise ValueError(f"`band` must be a pair of column names (low, high); got {band!r}.")
     with _house_style():
         rows = _summary_frame(frame, {"x": x, "hue": hue, "panel_by": panel_by},
-                              {"y": [y], "error": [error] if error is not None else []})
+                              {"y": [y], "error": [error] if error is not None else [],
+                               "band": list(band) if band is not None else []})
         found = _labels(labels)
         log = _wide_positive(rows[x]) if log_x is None else log_x
         panels = _panels(rows, panel_by, _panel_title(panel_by, found))
@@ -941,6 +951,12 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
                         else np.zeros(len(line)))
                 drawn = _draw_line(ax, xs[ranked], line[y].to_numpy(dtype=float)[ranked],
                                    half[ranked], index, band=False)
+                if band is not None:
+                    low, high = (line[c].to_numpy(dtype=float)[ranked] for c in band)
+                    both = np.isfinite(low) & np.isfinite(high)
+                    ax.fill_between(xs[ranked], np.where(both, low, 0.0),
+                                    np.where(both, high, 0.0), where=both,
+                                    color=_line_style(index).colour, alpha=0.2, linewidth=0)
                 entries.setdefault(_named(found, y if hue is None else level), drawn)
             ax.set_title(name)
         _x_axis(axes, rows[x], x_levels, _named(found, x), log, lambda v: _named(found, v))
@@ -948,6 +964,9 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
         if error is not None and (rows[error] > 0).any():
             entries[f"± {_named(found, error)}"] = Line2D([], [], color="0.35", marker="|",
                                                           markersize=9, linestyle="none")
+        if band is not None and (rows[band[1]] > rows[band[0]]).any():
+            shaded = found.get("band", f"{_named(found, band[0])} to {_named(found, band[1])}")
+            entries[shaded] = Patch(color="0.5", alpha=0.3, linewidth=0)
         if reference is not None:
             entries[f"reference ({reference:g})"] = _reference_lines(axes, reference)
         fig.suptitle(title if title is not None else f"{y} against {x}")

@@ -21,6 +21,7 @@ STUDY_MODULES: dict[str, str] = {
     "coverage_f1": "studies.suite.coverage_f1",
     "coverage_f1_exact": "studies.suite.coverage_f1_exact",
     "coverage_proportion": "studies.suite.coverage_proportion",
+    "gain_budget": "studies.suite.gain_budget",
     "mean_bias": "studies.suite.mean_bias",
     "power_calibration": "studies.suite.power_calibration",
     "stopping_policies": "studies.suite.stopping_policies",
