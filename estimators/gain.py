@@ -100,7 +100,8 @@ def _scores(value: Any) -> NDArray[np.float64]:
     return array
 
 
-def _labels(value: Any, n_items: int) -> NDArray[np.int64]:
+def _labels(value: Any, n_items: int, matching: str = "scores") -> NDArray[np.int64]:
+    """0/1 labels, one per element of the argument named ``matching`` (``n_items`` long)."""
     array = as_array(value, "labels")
     if array.dtype != np.bool_ and not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
@@ -110,7 +111,7 @@ def _labels(value: Any, n_items: int) -> NDArray[np.int64]:
         raise ValueError(f"`labels` must be one-dimensional; got shape {array.shape}.")
     if array.shape[0] != n_items:
         raise ValueError(
-            f"`labels` must have the same length as `scores` ({n_items}); "
+            f"`labels` must have the same length as `{matching}` ({n_items}); "
             f"got length {array.shape[0]}."
         )
     bad = (array != 0) & (array != 1)
@@ -1224,7 +1225,7 @@ def _sample_of_ranking(scores: Any, sample: Any, labels: Any
     if np.unique(indices).size != indices.size:
         raise ValueError("`sample` must hold distinct indices (a simple random sample drawn "
                          f"without replacement); got {show(indices)}.")
-    label_array = _labels(labels, int(indices.size))
+    label_array = _labels(labels, int(indices.size), "sample")
     order = np.argsort(-score_array, kind="stable")
     ranks = np.empty(n_items, dtype=np.int64)
     ranks[order] = np.arange(n_items)

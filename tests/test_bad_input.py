@@ -152,6 +152,18 @@ def _gain() -> E.GainTable:
     return E.gain_table([0.9, 0.8, 0.7, 0.6, 0.5], [1, 0, 1, 0, 0], bins=5)
 
 
+_SCORES = list(np.arange(20.0)[::-1])  # item i ranks (i + 1)-th
+
+
+def _bought() -> E.BudgetPositives:
+    return E.budget_positives(_SCORES, [0, 3, 5, 12, 15], [1, 1, 0, 1, 0], items=6)
+
+
+def _cumulative_gain() -> E.CumulativeGainEstimate:
+    return E.cumulative_gain_estimate(_SCORES, [0, 3, 5, 12, 15], [1, 1, 0, 1, 1],
+                                      top_bins=3)
+
+
 def _strata() -> E.MembershipStrata:
     return E.MembershipStrata(["R1", "R2"], [100, 10, 20, 5])
 
@@ -233,7 +245,23 @@ TARGETS: list[Target] = [
            {"risk_matrix": [[1, -1], [-1, 0]]}),
     Target("ConfusionMatrix.linear_utility", _method(_confusion, "linear_utility"),
            {"u_a": 3.0, "u_b": -1.0, "label": "positive"}),
+    Target("ConfusionMatrix.weighted_average", _method(_confusion, "weighted_average"),
+           {"measure": "f_measure", "beta": 2.0}),
     Target("optimal_threshold", E.optimal_threshold, {"u_a": 3.0, "u_b": -1.0}),
+    Target("budget_positives", _positional(E.budget_positives, "scores", "sample", "labels"),
+           {"scores": _SCORES, "sample": [0, 3, 5, 12, 15], "labels": [1, 1, 0, 1, 0],
+            "items": 6, "after": 2}),
+    Target("BudgetPositives.confidence_interval", _method(_bought, "confidence_interval"),
+           {"confidence_level": 0.95, "method": "bootstrap", "alternative": "two-sided",
+            "rng": 1, "draws": 200}, bounded=False),
+    Target("cumulative_gain_estimate",
+           _positional(E.cumulative_gain_estimate, "scores", "sample", "labels"),
+           {"scores": _SCORES, "sample": [0, 3, 5, 12, 15], "labels": [1, 1, 0, 1, 1],
+            "top_bins": 3, "bins": 10}),
+    Target("CumulativeGainEstimate.confidence_interval",
+           _method(_cumulative_gain, "confidence_interval"),
+           {"confidence_level": 0.95, "method": "binomial", "alternative": "two-sided",
+            "rng": None, "draws": 200}),
     Target("gain_table", _positional(E.gain_table, "scores", "labels"),
            {"scores": [0.9, 0.8, 0.7, 0.6, 0.5], "labels": [1, 0, 1, 0, 0], "bins": 5}),
     Target("GainTable.budget_yield", _method(_gain, "budget_yield"),
