@@ -432,7 +432,7 @@ def test_interval_options_are_checked(kwargs, error, message):
     (lambda: budget_positives([1.0, 2.0, 3.0], [0, 0], [1, 0], items=1), ValueError,
      "`sample` must hold distinct indices"),
     (lambda: budget_positives([1.0, 2.0, 3.0], [0, 1], [1], items=1), ValueError,
-     "`labels` must have the same length as `scores` (2)"),
+     "`labels` must have the same length as `sample` (2)"),
     (lambda: budget_positives([1.0, 2.0, 3.0], [0, 1], [1, 2], items=1), ValueError,
      "`labels` must be 0 or 1"),
     (lambda: budget_positives([1.0, 2.0, 3.0], [0, 1], [1, 0], items=3, after=1), ValueError,
