@@ -209,3 +209,10 @@ def test_the_summary_pools_the_runs_that_open_over_the_topics():
     assert topics[1]["theta"] == sp.threshold({"topic": 28})
     figure_3 = [r for r in rows if r["table"] == "figure 3"]
     assert figure_3[0]["gap"] < -0.03 and abs(figure_3[-1]["gap"]) < 0.01
+
+
+def test_a_topic_without_an_mcse_of_its_own_takes_the_largest_of_the_others():
+    value, mcse = sp._pooled([(0.5, 0.1), (1.0, math.nan), (0.8, 0.2), (math.nan, 0.3)],
+                             [1.0, 0.05, 1.0, 1.0])
+    assert value == pytest.approx((0.5 + 0.05 + 0.8) / 2.05)
+    assert mcse == pytest.approx(math.sqrt(0.1**2 + (0.2 * 0.05) ** 2 + 0.2**2) / 2.05)

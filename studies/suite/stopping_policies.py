@@ -70,6 +70,28 @@ Performance measures
     reaches the budget), the total cost ``c`` where the box opens (``mean_size``,
     ``median_size``), all with MCSE.
 
+Findings
+    Full grid (seed 20190; 29 topics x 20 runs = 580 runs per interval, as the paper's), delta
+    interval, ours beside the paper's (MCSE in brackets). Runs never within budget: 32.4%
+    (1.2) against 29.48%. First-within-budget certifies 84.7% (1.5) of the runs that open
+    against 79.46% and the nominal 93%. The blind oracle saves 46.4% (0.7) of first's
+    annotation over those runs (43.21%) but fails 19.6% (1.8) of them (27.14%), more than
+    first's 15.3%; the sighted oracle saves 41.9% (4.2) (38.08%). Waiting saves most at
+    ``w = 50`` (39.5%; 33.7% at 25, 35.2% at 100), the paper's 25-50; its success rate rises
+    from 84.7% (``w = 0``) to 89.2% at ``w = 100`` while the runs that never open grow from
+    32.4% to 40.7%; over all runs (a run that never opens spends the budget) the saving is
+    about half as large (20.7% at 25, 21.1% at 50, 17.0% at 100). Every direction the paper
+    reports is reproduced. The fixed splits spend the whole budget (17.6% more than first
+    over all runs) and, sized without a power analysis, certify 81.7% (50/50), 80.0% (80/20),
+    74.5% (a test set of 1,500) and 60.7% (training on 2,000). The success rates are far
+    below nominal on the rare topics, where theta is close to what the classifier reaches
+    by 10,000 documents, and near or above it on the common ones. With the
+    guaranteed-coverage interval the budget is reached less often (35.7% never) and the blind
+    oracle fails more (27.9%); the rest is close to delta's. Our success rates sit above the
+    paper's: the simulator's cross-validation noise is that of a binomial recall, and its
+    estimates at nested steps are strongly correlated, so the first estimate to fit the
+    budget is less often a lucky one than an SVM's cross-validation on RCV1-v2 may be.
+
 References
 ----------
 Bagdouri, M., Webber, W., Lewis, D. D. & Oard, D. W. (2013). Towards minimizing the annotation
@@ -475,13 +497,19 @@ _AMONG_OPENED = ("conditional_rejection", "conditional_saving", "mean_size")
 
 
 def _pooled(pairs: list[tuple[float, float]], weights: list[float]) -> tuple[float, float]:
-    """Weighted mean of the defined values and its MCSE ``sqrt(sum w^2 MCSE^2) / sum w``."""
+    """Weighted mean of the defined values and its MCSE ``sqrt(sum w^2 MCSE^2) / sum w``.
+
+    A topic where a single run opened has a value but no MCSE of its own; it takes the
+    largest MCSE of the other topics (conservative).
+    """
     used = [(v, m, w) for (v, m), w in zip(pairs, weights, strict=True) if v == v and w > 0]
     total = sum(w for _, _, w in used)
     if not total:
         return math.nan, math.nan
+    known = [m for _, m, _ in used if m == m]
+    largest = max(known) if known else math.nan
     return (sum(v * w for v, _, w in used) / total,
-            math.sqrt(sum((m * w) ** 2 for _, m, w in used)) / total)
+            math.sqrt(sum(((m if m == m else largest) * w) ** 2 for _, m, w in used)) / total)
 
 
 _Z95 = 1.959963984540054
@@ -557,12 +585,13 @@ FIGURES = (
                     "hue": "interval", "error": "cannot_open_margin95", "labels": _LABELS,
                     "title": "stopping_policies: runs that never open the box"}),
     Figure("measure_by",
-           "Success rate among the runs that open, by topic (rarest first), for the paper's "
-           "policies and the fixed splits, beside the nominal 0.93 (dashed).",
+           "Success rate among the runs that open, by topic (rarest first), of first, the "
+           "blind oracle and the 50/50 split, beside the nominal 0.93 (dashed): far below it "
+           "on rare topics, where theta is near what the classifier reaches by 10,000 "
+           "documents, and near or above it on common ones.",
            where="interval == 'delta'",
            options={"measure": "conditional_rejection", "x": "topic", "hue": "method",
-                    "methods": ("first", "blind-oracle", "wait-25", "split-50-50",
-                                "split-80-20"), "reference": POWER}),
+                    "methods": ("first", "blind-oracle", "split-50-50"), "reference": POWER}),
     Figure("measure_by",
            "The total annotation where the box opens (median), by topic: the blind oracle "
            "is the floor, the fixed splits spend the whole budget.",
