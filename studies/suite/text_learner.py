@@ -495,13 +495,12 @@ def learned_runs(prevalence: float, n_runs: int, *, steps: Sequence[int] | IntAr
 
     Examples
     --------
-    Needs scikit-learn (an optional dependency, so not run as a doctest):
+    Needs scikit-learn (the ``learner`` extra):
 
-    >>> runs = learned_runs(0.3, 2, steps=[100, 200], population=2000,
-    ...                     rng=7)  # doctest: +SKIP
-    >>> runs.cv.shape, runs.true_cells.shape  # doctest: +SKIP
+    >>> runs = learned_runs(0.3, 2, steps=[100, 200], population=2000, rng=7)
+    >>> runs.cv.shape, runs.true_cells.shape
     ((2, 2, 4), (2, 2, 4))
-    >>> runs.cv.sum(axis=-1).tolist()  # doctest: +SKIP
+    >>> runs.cv.sum(axis=-1).tolist()
     [[100, 200], [100, 200]]
     """
     pi = _open_unit(prevalence, "prevalence")
