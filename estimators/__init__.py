@@ -3,6 +3,14 @@
 Pure functions and small frozen result objects; no I/O, no study machinery.
 """
 
+from estimators.certification import (
+    CERTIFICATION_DESIGNS,
+    CERTIFICATION_MEASURES,
+    CertificationPlan,
+    PowerCurve,
+    certification_sample_size,
+    power,
+)
 from estimators.confusion import ConfusionMatrix, WeightedTotal, optimal_threshold
 from estimators.fmeasure import (
     F1_DESIGNS,
@@ -27,13 +35,17 @@ from estimators.interval import Interval
 from estimators.power import (
     LOSCI_METHODS,
     POSTERIORS,
-    CertificationPlan,
     ConfusionPosterior,
-    certification_sample_size,
     confusion_posterior,
     theta_star,
 )
-from estimators.proportion import PROPORTION_METHODS, ProportionEstimate, proportion_ci
+from estimators.proportion import (
+    FINITE_PROPORTION_METHODS,
+    PROPORTION_METHODS,
+    ProportionEstimate,
+    proportion_ci,
+)
+from estimators.recall import RECALL_METHODS_BY_DESIGN, recall_ci, recall_from_segments
 from estimators.sampling import (
     ALLOCATION_METHODS,
     STRATIFIED_METHODS,
@@ -51,13 +63,17 @@ from estimators.sampling import (
 __all__ = [
     "ALLOCATION_METHODS",
     "BUDGET_POSITIVES_METHODS",
+    "CERTIFICATION_DESIGNS",
+    "CERTIFICATION_MEASURES",
     "CUMULATIVE_GAIN_METHODS",
     "F1_DESIGNS",
     "F1_METHODS",
     "F1_METHODS_BY_DESIGN",
+    "FINITE_PROPORTION_METHODS",
     "LOSCI_METHODS",
     "POSTERIORS",
     "PROPORTION_METHODS",
+    "RECALL_METHODS_BY_DESIGN",
     "STRATIFIED_METHODS",
     "BudgetPositives",
     "BudgetYield",
@@ -70,6 +86,7 @@ __all__ = [
     "Interval",
     "MembershipStrata",
     "PooledEstimate",
+    "PowerCurve",
     "ProportionEstimate",
     "StratifiedEstimate",
     "StratifiedProportion",
@@ -85,7 +102,10 @@ __all__ = [
     "gain_table",
     "optimal_threshold",
     "pooled_estimate",
+    "power",
     "proportion_ci",
+    "recall_ci",
+    "recall_from_segments",
     "srs_estimate",
     "stratified_proportion",
     "theta_star",

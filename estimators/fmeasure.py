@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import _validation as check
+from estimators._hypergeometric import hypergeometric_bounds
 from estimators._numeric import ratio, upper_normal_quantile
 from estimators.interval import Bound, Interval
 from estimators.proportion import PROPORTION_METHODS, proportion_ci
@@ -51,15 +52,20 @@ IntArray = NDArray[np.int64]
 # The conditional binomial of the Jaccard ratio J = tp / (tp + fp + fn) (SRS): any binomial
 # interval for J maps to an F1 interval (see `_jaccard_bounds`).
 _JACCARD = tuple(f"jaccard-{m}" for m in PROPORTION_METHODS)
+# Bonferroni combinations of the two segments' exact bounds (stratified design): the segment
+# method of each (`_segments_bounds`).
+_SEGMENTS = {"segments-clopper-pearson": "clopper-pearson",
+             "segments-hypergeometric": "hypergeometric"}
 F1_METHODS: tuple[str, ...] = ("delta", "logit-delta", "beta-posterior", "bootstrap",
-                               "dirichlet-posterior", *_JACCARD, "segments-clopper-pearson")
+                               "dirichlet-posterior", *_JACCARD, *_SEGMENTS)
 F1_DESIGNS: tuple[str, ...] = ("srs", "stratified")
 F1_METHODS_BY_DESIGN: dict[str, tuple[str, ...]] = {
-    "srs": tuple(m for m in F1_METHODS if m != "segments-clopper-pearson"),
+    "srs": tuple(m for m in F1_METHODS if m not in _SEGMENTS),
     "stratified": tuple(m for m in F1_METHODS
                         if m != "dirichlet-posterior" and not m.startswith("jaccard-")),
 }
 DEFAULT_DRAWS = 10_000
+_BELOW_ONE = float(np.nextafter(1.0, 0.0))
 _COUNT_NAMES = ("tp", "fp", "fn", "tn")
 
 
@@ -250,6 +256,10 @@ class F1Estimate:
             valid = ", ".join(F1_METHODS_BY_DESIGN[self.design])
             raise ValueError(f"`method` must be one of {valid} for design={self.design!r}; got "
                              f"{method!r}.")
+        if method == "segments-hypergeometric" and self.population_sizes is None:
+            raise ValueError("`population_sizes` must be given with "
+                             "method='segments-hypergeometric' (the segments' sizes N1, N0 are "
+                             "the finite populations of its exact bounds); got None.")
         tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
         if method in _EXACT:
             low, high = _EXACT[method](self, level, alternative)
@@ -395,9 +405,47 @@ def _dirichlet_posterior_bounds(est: F1Estimate, level: float, alternative: str
     return _f1_of_jaccard(low), _f1_of_jaccard(high)
 
 
-def _segments_clopper_pearson_bounds(est: F1Estimate, level: float, alternative: str
-                                     ) -> tuple[Array, Array]:
-    """Bonferroni combination of the two segments' Clopper-Pearson bounds (stratified design).
+def _segment_level(level: float, alternative: str) -> float:
+    """Each segment's two-sided level ``1 - 2 t`` in a Bonferroni pair at tail ``t`` a side.
+
+    ``t = a / 2`` one-sided (the segment's level is the level itself) and ``a / 4``
+    two-sided (``(1 + level) / 2``), computed from the level so that nothing cancels: ``1 - 2 t``
+    is 0 for a one-sided level below 1e-16. A two-sided level within 2**-53 of 1 gives the
+    largest level below 1 (its tails differ from ``a / 4`` by less than 1e-16).
+    """
+    if alternative != "two-sided":
+        return level
+    return min((1.0 + level) / 2.0, _BELOW_ONE)
+
+
+def _segment_bounds(successes: IntArray, trials: IntArray, size: IntArray | None,
+                    level: float, method: str, *, low: bool = True, high: bool = True
+                    ) -> tuple[Array, Array]:
+    """A segment's two-sided exact interval at ``level``; [0, 1] without a sample.
+
+    ``method="clopper-pearson"`` or ``"hypergeometric"`` (`estimators.proportion_ci`'s
+    bounds, the latter with ``population_size=size``). For the hypergeometric bounds, the
+    costly ones, only the ends asked for are computed (the others are 0 and 1), with
+    `estimators._hypergeometric.hypergeometric_bounds` at proportion_ci's own two-sided
+    tail, so the values are proportion_ci's.
+    """
+    if method == "hypergeometric":
+        assert size is not None
+        tail = (1.0 - level) / 2.0  # as proportion_ci computes a two-sided interval's tail
+        k_low, k_high = hypergeometric_bounds(successes, trials, size, tail, lower=low,
+                                              upper=high)
+        whole = np.where(size == 0, 1, size).astype(np.float64)
+        r_low, r_high = k_low / whole, k_high / whole
+    else:
+        ci = proportion_ci(successes, trials, method=method, confidence_level=level)
+        r_low, r_high = (np.asarray(b, dtype=np.float64) for b in ci)
+    empty = trials == 0
+    return np.where(empty, 0.0, r_low), np.where(empty, 1.0, r_high)
+
+
+def _segments_bounds(est: F1Estimate, level: float, alternative: str, *,
+                     proportion_method: str) -> tuple[Array, Array]:
+    """Bonferroni combination of the two segments' exact bounds (stratified design).
 
     F1 ``= 2 q R1 / (q R1 + q + (1 - q) R0)`` increases with ``R1`` and decreases with ``R0``
     (module docstring), and the segments are sampled independently. The lower bound is F1 at
@@ -405,21 +453,27 @@ def _segments_clopper_pearson_bounds(est: F1Estimate, level: float, alternative:
     lower of ``R0``), each segment's bound taken at level ``1 - a / 2`` for a one-sided
     interval at ``1 - a`` (two-sided: each segment's two-sided interval at ``1 - a / 2``).
     F1 leaves the interval only if ``R1`` or ``R0`` leaves its own, so by Bonferroni's
-    inequality the coverage is at least ``1 - a`` for every population and sample size. A
-    segment without a sample gives its whole range [0, 1].
+    inequality the coverage is at least ``1 - a`` whenever each segment's interval covers at
+    least its own level. ``proportion_method="clopper-pearson"`` (each segment binomial: an
+    infinite population, or sampling with replacement) guarantees it for every population and
+    sample sizes; ``"hypergeometric"`` (each segment's ``n_h`` drawn without replacement from
+    its ``N_h`` documents, `estimators.proportion_ci` with ``population_size=N_h``) for every
+    finite population. A segment without a sample gives its whole range [0, 1].
     """
     # each bound of each segment at tail a / 4 (two-sided) or a / 2 (one-sided): both are the
     # ends of the segment's two-sided interval at level 1 - 2 x tail
-    tail = (1.0 - level) / (4.0 if alternative == "two-sided" else 2.0)
+    segment_level = _segment_level(level, alternative)
     q, _, _ = est._segments()
-    bounds = []
-    for successes, trials in ((est.tp, est.tp + est.fp), (est.fn, est.fn + est.tn)):
-        ci = proportion_ci(successes, trials, method="clopper-pearson",
-                           confidence_level=1.0 - 2.0 * tail)
-        empty = trials == 0
-        bounds.append((np.where(empty, 0.0, np.asarray(ci.low, dtype=np.float64)),
-                       np.where(empty, 1.0, np.asarray(ci.high, dtype=np.float64))))
-    (r1_low, r1_high), (r0_low, r0_high) = bounds
+    sizes: tuple[IntArray | None, IntArray | None] = (None, None)
+    if proportion_method == "hypergeometric":
+        assert est.population_sizes is not None  # checked by confidence_interval
+        sizes = est.population_sizes
+    # F1's lower bound needs R1's lower and R0's upper bound, its upper bound the others
+    need_low, need_high = alternative != "less", alternative != "greater"
+    r1_low, r1_high = _segment_bounds(est.tp, est.tp + est.fp, sizes[0], segment_level,
+                                      proportion_method, low=need_low, high=need_high)
+    r0_low, r0_high = _segment_bounds(est.fn, est.fn + est.tn, sizes[1], segment_level,
+                                      proportion_method, low=need_high, high=need_low)
 
     def f1(r1: Array, r0: Array) -> Array:
         # a segment with no population share does not enter F1
@@ -433,7 +487,8 @@ def _segments_clopper_pearson_bounds(est: F1Estimate, level: float, alternative:
 _NORMAL = {"delta": _delta_bounds, "logit-delta": _logit_delta_bounds}
 _EXACT: dict[str, Callable[[F1Estimate, float, str], tuple[Array, Array]]] = {
     "dirichlet-posterior": _dirichlet_posterior_bounds,
-    "segments-clopper-pearson": _segments_clopper_pearson_bounds,
+    **{name: functools.partial(_segments_bounds, proportion_method=method)
+       for name, method in _SEGMENTS.items()},
     **{name: functools.partial(_jaccard_bounds, proportion_method=method)
        for name, method in zip(_JACCARD, PROPORTION_METHODS, strict=True)}}
 _SIMULATED = {"beta-posterior": _beta_posterior_draws, "bootstrap": _bootstrap_draws}
@@ -557,6 +612,12 @@ def f1_ci(
         Stratified design, deterministic: ``segments-clopper-pearson``: F1 at the segments'
         Clopper-Pearson bounds, Bonferroni-combined; at least the nominal coverage for every
         population and sample sizes (not with ``finite_population=True``).
+        ``segments-hypergeometric``: the same with each segment's exact hypergeometric bounds
+        (``n_h`` documents drawn without replacement from the segment's ``N_h``;
+        ``population_sizes`` required): at least the nominal coverage of the finite
+        population's F1 for every population and sample sizes; it tends to
+        ``segments-clopper-pearson`` as the ``N_h`` grow and is much narrower where a
+        segment is largely sampled.
     confidence_level : float
         Strictly between 0 and 1.
     alternative : {"two-sided", "greater", "less"}
@@ -590,7 +651,11 @@ def f1_ci(
     Dirichlet), mapped the same way. Segments: F1 increases with ``R1`` and decreases with
     ``R0``, so ``[F(R1_lo, R0_hi), F(R1_hi, R0_lo)]`` with each segment's bounds at tail
     ``a / 4`` (two-sided) or ``a / 2`` (one-sided) misses only when a segment's interval does:
-    probability at most ``a`` (Bonferroni).
+    probability at most ``a`` (Bonferroni). ``segments-hypergeometric`` takes each segment's
+    bounds from ``Hypergeometric(N_h, K_h, n_h)`` (`estimators.proportion_ci` with
+    ``method="hypergeometric"``): the population F1 ``2 K1 / (K1 + N1 + K0)`` of ``K1``
+    relevant among the ``N1`` retrieved and ``K0`` among the ``N0`` unretrieved documents is
+    covered at least at the nominal level for every ``(N1, N0, K1, K0, n1, n0)``.
 
     Operating characteristics (study ``coverage_f1``, full grid, 95%): only ``beta-posterior``
     is near nominal for small ``n`` times prevalence; ``delta``, ``logit-delta`` and
@@ -631,6 +696,19 @@ def f1_ci(
     ...            population_sizes=(800, 9200))
     >>> round(ci.low, 4), round(ci.high, 4)
     (0.4685, 0.7495)
+
+    The finite population's exact interval. Every one of the 80 retrieved documents is
+    labelled, so ``R1 = 60 / 80`` is known, and half the unretrieved ones (420 of 840); the
+    binomial segments, which ignore the population's size, give a wider interval:
+
+    >>> ci = f1_ci(60, 20, 25, 395, method="segments-hypergeometric", design="stratified",
+    ...            population_sizes=(80, 840))
+    >>> round(ci.low, 4), round(ci.high, 4)
+    (0.5769, 0.6818)
+    >>> ci = f1_ci(60, 20, 25, 395, method="segments-clopper-pearson", design="stratified",
+    ...            population_sizes=(80, 840))
+    >>> round(ci.low, 4), round(ci.high, 4)
+    (0.485, 0.7617)
     """
     estimate = f1_estimate(tp, fp, fn, tn, design=design, population_sizes=population_sizes,
                            finite_population=finite_population)

@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import hypergeom
 
+from estimators._hypergeometric import hypergeometric_lower
 from estimators._validation import alternative as check_alternative
 from estimators._validation import (
     as_array,
@@ -669,9 +670,6 @@ def gain_table(scores: Any, labels: Any, *, bins: int = 10) -> GainTable:
 BUDGET_POSITIVES_METHODS: tuple[str, ...] = ("hypergeometric", "binomial", "bootstrap")
 CUMULATIVE_GAIN_METHODS: tuple[str, ...] = ("binomial", "bootstrap")
 DEFAULT_DRAWS = 10_000
-# Relative rounding of a hypergeometric tail probability: a tail this close to the test's
-# level counts as equal to it (kept in the closed interval).
-_TIE = 1e-10
 # Outcomes times draws resampled at once: bounds the bootstrap's memory (about 80 MB a block).
 _BOOTSTRAP_BLOCK = 10**7
 
@@ -747,52 +745,22 @@ def _blocks(size: int, draws: int) -> list[slice]:
     return [slice(start, min(start + step, size)) for start in range(0, max(size, 1), step)]
 
 
-def _hypergeometric_lower(x: NDArray[np.int64], drawn: NDArray[np.int64],
-                          size: NDArray[np.int64], tail: float) -> NDArray[np.int64]:
-    """Smallest ``K`` with ``P(X >= x) >= tail`` for ``X ~ Hypergeometric(size, K, drawn)``.
-
-    The exact lower confidence bound for the number ``K`` of marked items among ``size``
-    from ``x`` marked items in a simple random sample of ``drawn`` of them: the inversion of
-    the one-sided exact test, as Clopper & Pearson (1934) invert the binomial's (Buonaccorsi
-    1987, section 2). The interval is closed, as theirs: a ``K`` whose tail equals ``tail``
-    is kept (within ``_TIE`` relative, so that a tail that is exactly ``tail`` in rational
-    arithmetic is kept whatever the rounding). ``P(X >= x)`` increases with ``K``; ``K`` runs
-    over the values the sample allows, ``x`` to ``size - (drawn - x)``, whose last one has
-    ``P(X >= x) = 1``. A bisection over whole numbers, run once per distinct
-    ``(x, drawn, size)``.
-    """
-    triples, back = np.unique(np.stack([x.ravel(), drawn.ravel(), size.ravel()]), axis=1,
-                              return_inverse=True)
-    marked, sampled, total = triples
-    low, high = marked.copy(), total - (sampled - marked)
-    while True:
-        active = low < high
-        if not active.any():
-            break
-        middle = (low[active] + high[active]) // 2
-        above = (hypergeom.sf(marked[active] - 1, total[active], middle, sampled[active])
-                 >= tail * (1.0 - _TIE))
-        high[active] = np.where(above, middle, high[active])
-        low[active] = np.where(above, low[active], middle + 1)
-    found: NDArray[np.int64] = low[np.ravel(back)].reshape(x.shape)
-    return found
-
-
 def _positives_hypergeometric(est: BudgetPositives, level: float, alternative: str
                               ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Exact interval for the positives ``K`` in the set, given ``n_B`` sampled from it.
 
     Given the ``n_B`` sampled items that fall in the set, they are a simple random sample
     of its ``B`` items, so the positives among them are ``x ~ Hypergeometric(B, K, n_B)``
-    exactly. The lower bound is `_hypergeometric_lower`; the upper bound is ``B`` less the
-    lower bound of the set's negatives, ``B - lower(n_B - x)``. Each tail excludes at most
-    ``(1 - level) / 2`` (two-sided; ``1 - level`` one-sided) for every ``K`` and every
-    ``n_B``: coverage at least nominal, conditionally on ``n_B`` and hence overall.
+    exactly. The lower bound is `estimators._hypergeometric.hypergeometric_lower`; the upper
+    bound is ``B`` less the lower bound of the set's negatives, ``B - lower(n_B - x)``. Each
+    tail excludes at most ``(1 - level) / 2`` (two-sided; ``1 - level`` one-sided) for every
+    ``K`` and every ``n_B``: coverage at least nominal, conditionally on ``n_B`` and hence
+    overall.
     """
     tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
     x, drawn, size = est.arrays()[:3]
-    low = _hypergeometric_lower(x, drawn, size, tail).astype(np.float64)
-    high = (size - _hypergeometric_lower(drawn - x, drawn, size, tail)).astype(np.float64)
+    low = hypergeometric_lower(x, drawn, size, tail).astype(np.float64)
+    high = (size - hypergeometric_lower(drawn - x, drawn, size, tail)).astype(np.float64)
     return low, high
 
 

@@ -12,10 +12,11 @@ certified text classification" (CIKM), section 4:
 * Algorithm 1, :func:`theta_star`: the beta-quantile (beta = 1 - power) of the lower bounds of
   the ``confidence_level`` lower one-sided confidence intervals (LOSCI) on F1 computed from
   simulated test sets of a given size;
-* Algorithm 2, :func:`certification_sample_size`: the smallest test size whose theta_star clears
-  the target, by doubling then binary search.
+* Algorithm 2's search (run by `estimators.certification_sample_size` on this simulated
+  path): the smallest test size whose theta_star clears the target, by doubling then binary
+  search.
 
-Two refinements over the paper, both documented on the functions:
+Two refinements over the paper:
 
 1. *Unreachable targets.* Algorithm 2 only checks that the point estimate exceeds the target. As
    the test size grows, each simulated LOSCI bound tends to the population F1 of its draw, so
@@ -47,9 +48,7 @@ from estimators.interval import Interval
 __all__ = [
     "LOSCI_METHODS",
     "POSTERIORS",
-    "CertificationPlan",
     "ConfusionPosterior",
-    "certification_sample_size",
     "confusion_posterior",
     "theta_star",
 ]
@@ -297,11 +296,19 @@ class _ThetaStarCurve:
         bounds: Array = np.nan_to_num(np.asarray(ci.low, dtype=np.float64), nan=0.0)
         return bounds
 
-    def order_statistic(self, test_size: int, rank: int) -> float:
-        """The ``rank``-th smallest (1-based) simulated lower bound."""
+    def sorted_bounds(self, test_size: int) -> Array:
+        """The simulated lower bounds at ``test_size``, in increasing order (kept)."""
         if test_size not in self._sorted:
             self._sorted[test_size] = np.sort(self.lower_bounds(test_size))
-        return float(self._sorted[test_size][rank - 1])
+        return self._sorted[test_size]
+
+    def evaluated(self) -> list[int]:
+        """The test sizes simulated so far."""
+        return list(self._sorted)
+
+    def order_statistic(self, test_size: int, rank: int) -> float:
+        """The ``rank``-th smallest (1-based) simulated lower bound."""
+        return float(self.sorted_bounds(test_size)[rank - 1])
 
     @property
     def rank(self) -> int:
@@ -312,12 +319,15 @@ class _ThetaStarCurve:
         """Ranks whose order statistics bracket the beta-quantile with 95% confidence.
 
         Distribution-free: the number of draws below the true quantile is
-        Binomial(N, beta) (e.g. Hahn & Meeker 1991, section 5.2).
+        Binomial(N, beta) (e.g. Hahn & Meeker 1991, section 5.2). Rank 0 (or N + 1) stands
+        for an end with no order statistic, unbounded: with few draws expected below the
+        quantile no lower one brackets it at 95%, and raising the rank to 1 would cover
+        less than the label says (0.62 for 100 draws at power 0.99).
         """
         tail = (1.0 - MC_INTERVAL_LEVEL) / 2.0
         low = int(stats.binom.ppf(tail, self.draws, self.quantile))
         high = int(stats.binom.ppf(1.0 - tail, self.draws, self.quantile)) + 1
-        return max(1, low), min(self.draws, high)
+        return low, min(self.draws + 1, high)
 
     def limit(self, rank: int) -> float:
         """Order statistic of population F1 draws: theta_star's limit as the size grows."""
@@ -435,80 +445,6 @@ def theta_star(
     return float(np.partition(curve.lower_bounds(size), rank - 1)[rank - 1])
 
 
-@dataclass(frozen=True)
-class CertificationPlan:
-    """The answer of :func:`certification_sample_size`.
-
-    Attributes
-    ----------
-    test_size : int or None
-        Planned certification test-set size; ``None`` when the target is unreachable.
-    theta_star : float
-        theta_star at ``test_size`` (nan when unreachable).
-    target, confidence_level, power : float
-        The request.
-    draws : int
-        Monte Carlo draws used (after any ``relative_precision`` refinement).
-    seed : int
-        Entropy of the root SeedSequence: ``rng=seed`` reproduces the plan.
-    reachable : bool
-        Whether some test size certifies the target with the requested power.
-    reason : str
-        Why the target is unreachable (empty when reachable).
-    limit : float
-        The limit of theta_star as the test size grows: the ``1 - power`` quantile of the
-        posterior of population F1 (estimated from the draws).
-    point_f1 : float
-        F1 of the observed matrix.
-    test_size_interval : Interval
-        95% Monte Carlo interval for ``test_size`` from the order-statistic confidence interval
-        of the quantile (``high`` is inf when the upper curve never reaches the target).
-    interval : str
-        The certification LOSCI the plan is for (one of `LOSCI_METHODS`; ``"delta"`` is the
-        paper's).
-    posterior : str
-        The posterior the plan was drawn from (one of `POSTERIORS`; ``"known-share"`` is the
-        paper's).
-    """
-
-    test_size: int | None
-    theta_star: float
-    target: float
-    confidence_level: float
-    power: float
-    draws: int
-    seed: int
-    reachable: bool
-    reason: str
-    limit: float
-    point_f1: float
-    test_size_interval: Interval
-    interval: str = "delta"
-    posterior: str = "known-share"
-
-    def __post_init__(self) -> None:
-        # certification_sample_size builds consistent plans; one built by hand is checked
-        if self.test_size is not None:
-            _test_size(self.test_size, "test_size")
-        if not isinstance(self.reachable, bool) or self.reachable != (self.test_size is not None):
-            raise ValueError("`reachable` must be True exactly when `test_size` is given; got "
-                             f"reachable={check.show(self.reachable)} with test_size="
-                             f"{check.show(self.test_size)}.")
-        for name in ("target", "confidence_level", "power"):
-            check.open_unit(getattr(self, name), name)
-        for name in ("theta_star", "limit", "point_f1"):
-            check.real_or_nan(getattr(self, name), name, 0.0, 1.0)
-        check.whole(self.draws, "draws", 1)
-        check.whole(self.seed, "seed")
-        if not isinstance(self.reason, str):
-            raise TypeError(f"`reason` must be a string; got {check.show(self.reason)}.")
-        check.choice(self.interval, "interval", LOSCI_METHODS)
-        check.choice(self.posterior, "posterior", POSTERIORS)
-        if not isinstance(self.test_size_interval, Interval):
-            raise TypeError("`test_size_interval` must be an Interval; got "
-                            f"{check.show(self.test_size_interval)}.")
-
-
 def _first_size_at_least(value: Callable[[int], float], target: float,
                          tolerance: float | None, max_size: int) -> int | None:
     """Algorithm 2's search: double to bracket, then bisect ``[u/2, u]``.
@@ -537,12 +473,11 @@ def _first_size_at_least(value: Callable[[int], float], target: float,
     return high
 
 
-def _plan_once(posterior: ConfusionPosterior, target: float, *, level: float, power: float,
-               draws: int, seed: np.random.SeedSequence, method: str,
-               tolerance: float | None, max_test_size: int
-               ) -> tuple[int | None, float, float, Interval, str]:
-    curve = _curve(posterior, confidence_level=level, power=power, draws=draws, seed=seed,
-                   method=method)
+def _plan_once(curve: _ThetaStarCurve, target: float, *, tolerance: float | None,
+               max_test_size: int) -> tuple[int | None, float, float, Interval, str]:
+    """Algorithm 2 on one simulated curve: the size, theta_star there, the limit, the size's
+    Monte Carlo interval and, when no size is found, why."""
+    power = 1.0 - curve.quantile
     limit = curve.limit(curve.rank)
     low_rank, high_rank = curve.rank_interval()
     if target >= limit:
@@ -560,124 +495,12 @@ def _plan_once(posterior: ConfusionPosterior, target: float, *, level: float, po
                   f"(limit {limit:.4f} is barely above it)")
         return None, math.nan, limit, _NO_SIZE, reason
     # The upper order statistic reaches the target first (smaller sizes), the lower one last.
-    size_low = _first_size_at_least(at_rank(high_rank), target, None, max_test_size)
+    # An unbounded end of the quantile's interval leaves the size's end unbounded too.
+    size_low = (_first_size_at_least(at_rank(high_rank), target, None, max_test_size)
+                if high_rank <= curve.draws else 1)
     size_high = (_first_size_at_least(at_rank(low_rank), target, None, max_test_size)
-                 if curve.limit(low_rank) > target else None)
+                 if low_rank >= 1 and curve.limit(low_rank) > target else None)
     interval = Interval(float(size_low if size_low is not None else size),
                         float(size_high) if size_high is not None else math.inf,
                         "order-statistic", MC_INTERVAL_LEVEL)
     return size, curve.order_statistic(size, curve.rank), limit, interval, ""
-
-
-def certification_sample_size(
-    confusion: Any,
-    target: float,
-    *,
-    confidence_level: float = 0.95,
-    power: float = 0.93,
-    draws: int = 1000,
-    tolerance: float | None = None,
-    rng: Any = None,
-    interval: str = "delta",
-    retrieved_share: float | None = None,
-    posterior: str = "known-share",
-    relative_precision: float | None = None,
-    max_draws: int = 256_000,
-    max_test_size: int = 10_000_000,
-) -> CertificationPlan:
-    """Algorithm 2 of Bagdouri et al. (2013): the certification test-set size for a target F1.
-
-    Parameters
-    ----------
-    confusion : ConfusionMatrix or mapping or sequence
-        Observed binary confusion matrix; see :func:`confusion_posterior`.
-    target : float
-        Target F1 ``theta`` in (0, 1).
-    confidence_level, power, draws, rng, interval, retrieved_share, posterior
-        As for :func:`theta_star`.
-    tolerance : float, optional
-        ``None`` (default): the smallest test size whose theta_star reaches the target. A number
-        (the paper uses ``0.01 * target``) applies Algorithm 2's early stop: the first bisection
-        candidate whose theta_star lies in ``[target, target + tolerance]``. Near the limit
-        theta_star is flat in the size, so the early stop can overshoot the smallest size by
-        tens of percent (e.g. 12,288 instead of about 9,000 for (60, 20, 25, 395) and target
-        0.65); it is kept for reproducing the paper.
-    relative_precision : float, optional
-        If given, the number of draws is doubled (fresh, independent draws) until the width of
-        the 95% Monte Carlo interval of the planned size is at most
-        ``relative_precision * test_size``, or ``max_draws`` is reached.
-    max_draws, max_test_size : int
-        Caps on the refinement and on the doubling search.
-
-    Returns
-    -------
-    CertificationPlan
-
-    Notes
-    -----
-    The planned size is the smallest test size whose theta_star (computed with common random
-    numbers) reaches the target; its 95% Monte Carlo interval ``test_size_interval`` comes from
-    the order-statistic confidence interval of the quantile at each size.
-
-    Unreachable targets are reported (``reachable=False`` with a ``reason``), never searched
-    for endlessly: (1) the observed F1 is at or below the target (the paper's check); (2) the
-    target is at or above the limit of theta_star as the test size grows, i.e. the
-    ``1 - power`` quantile of the posterior of population F1. Each theta_star evaluation uses
-    common random numbers (see the module docstring), so the search sees a smooth curve.
-
-    References
-    ----------
-    Bagdouri, Webber, Lewis & Oard (2013), CIKM, section 4, Algorithms 1 and 2.
-
-    Examples
-    --------
-    >>> plan = certification_sample_size((60, 20, 25, 395), 0.6, rng=7)
-    >>> plan.reachable, plan.test_size > 500
-    (True, True)
-    >>> certification_sample_size((60, 20, 25, 395), 0.7, rng=7).reachable
-    False
-    """
-    level, pw, n_draws, method = _check_common(confidence_level, power, draws, interval)
-    theta = check.open_unit(target, "target")
-    eps = None if tolerance is None else check.real_scalar(tolerance, "tolerance")
-    if eps is not None and eps < 0:
-        raise ValueError(f"`tolerance` must be non-negative; got {check.show(tolerance)}.")
-    if relative_precision is not None and not 0.0 < check.real_scalar(
-            relative_precision, "relative_precision") <= 1.0:
-        raise ValueError("`relative_precision` must be in (0, 1] (a share of the size); got "
-                         f"{check.show(relative_precision)}.")
-    max_draws = check.draws(max_draws, name="max_draws")
-    max_test_size = _test_size(max_test_size, "max_test_size")
-    root = _root_seed(rng)
-    seed = int(root.entropy)  # type: ignore[arg-type]
-    tp, fp, fn, _ = _counts(confusion)
-    # checked before the early return, so a bad request fails whatever the counts
-    confusion_posterior((1, 0, 0, 1), retrieved_share=retrieved_share, posterior=posterior)
-    observed = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else math.nan
-
-    def plan(size: int | None, theta_at: float, limit: float, spread: Interval, reason: str,
-             used: int) -> CertificationPlan:
-        return CertificationPlan(size, theta_at, theta, level, pw, used, seed, size is not None,
-                                 reason, limit, observed, spread, method, posterior)
-
-    if not observed > theta:  # no information (F1 undefined) cannot certify either
-        shown = "undefined: no relevant and no retrieved document" if math.isnan(observed) \
-            else f"{observed:.4f}"
-        reason = (f"the observed F1 ({shown}) is not above the target "
-                  f"{theta:g} (Algorithm 2's check)")
-        return plan(None, math.nan, math.nan, _NO_SIZE, reason, n_draws)
-    model = confusion_posterior(confusion, retrieved_share=retrieved_share, posterior=posterior)
-    used = n_draws
-    batch_seeds = iter(root.spawn(64))
-    result = _plan_once(model, theta, level=level, power=pw, draws=used,
-                        seed=next(batch_seeds), method=method, tolerance=eps,
-                        max_test_size=max_test_size)
-    while relative_precision is not None and result[0] is not None and used * 2 <= max_draws:
-        spread = result[3]
-        if spread.high - spread.low <= relative_precision * result[0]:
-            break
-        used *= 2
-        result = _plan_once(model, theta, level=level, power=pw, draws=used,
-                            seed=next(batch_seeds), method=method, tolerance=eps,
-                            max_test_size=max_test_size)
-    return plan(*result, used)

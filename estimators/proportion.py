@@ -36,6 +36,16 @@ Conventions shared by every method:
   that arrays of counts can hold empty cells. Negative or fractional counts and
   ``successes > trials`` raise ``ValueError``.
 
+A finite population, sampled without replacement (`FINITE_PROPORTION_METHODS`):
+``method="hypergeometric"`` with ``population_size=M`` is the exact interval for the share
+``K / M`` of marked items when the ``trials`` were drawn without replacement from the ``M``
+items: ``successes ~ Hypergeometric(M, K, trials)``, and the one-sided exact tests are
+inverted as Clopper & Pearson invert the binomial's ([B1987]). Its bounds are multiples of
+``1 / M``; it is the exact peer of ``clopper-pearson``, to which it tends as ``M`` grows, and
+narrower where the sample is a large share of the population (the population's finiteness is
+information: at ``trials = M`` the interval is the observed proportion). The binomial methods
+take no ``population_size``.
+
 References
 ----------
 .. [BCD2001] Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a
@@ -46,6 +56,8 @@ References
    interval estimation of binomial proportions. *The American Statistician* 52, 119-126.
 .. [AG2007] Agresti, A. & Gottard, A. (2007). Nonconservative exact small-sample inference
    for discrete data. *Computational Statistics & Data Analysis* 51, 6447-6458.
+.. [B1987] Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in
+   finite populations. *The American Statistician* 41(3), 215-218.
 """
 
 from __future__ import annotations
@@ -60,10 +72,12 @@ from scipy import special
 from scipy.optimize import elementwise
 
 from estimators import _validation as check
+from estimators._hypergeometric import hypergeometric_bounds
 from estimators._numeric import upper_normal_quantile
 from estimators.interval import Bound, Interval
 
-__all__ = ["PROPORTION_METHODS", "ProportionEstimate", "proportion_ci"]
+__all__ = ["FINITE_PROPORTION_METHODS", "PROPORTION_METHODS", "ProportionEstimate",
+           "proportion_ci"]
 
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -232,6 +246,10 @@ _LOWER_BOUNDS: dict[str, LowerBound] = {
 PROPORTION_METHODS: tuple[str, ...] = (
     "wald", "wilson", "wilson-cc", "agresti-coull", "clopper-pearson", "jeffreys", "mid-p",
 )
+# Methods for a sample drawn without replacement from a finite population (`population_size`);
+# kept apart from PROPORTION_METHODS, the binomial methods (the F1 `jaccard-*` methods are made
+# from those).
+FINITE_PROPORTION_METHODS: tuple[str, ...] = ("hypergeometric",)
 
 
 def _counts_pair(successes: Any, trials: Any) -> tuple[IntArray, IntArray]:
@@ -253,6 +271,50 @@ def _counts_pair(successes: Any, trials: Any) -> tuple[IntArray, IntArray]:
             f"trials={n[where]}{check.at_index(where)}."
         )
     return x, n
+
+
+def _population(population_size: Any, method: str, x: IntArray, n: IntArray
+                ) -> tuple[IntArray, IntArray, IntArray] | None:
+    """Validate ``population_size`` for ``method``; broadcast it with the counts."""
+    if method not in FINITE_PROPORTION_METHODS:
+        if population_size is not None:
+            raise ValueError(f"`population_size` must be None with method={method!r} (only "
+                             "method='hypergeometric' samples a finite population); got "
+                             f"{check.show(population_size)}.")
+        return None
+    if population_size is None:
+        raise ValueError(f"`population_size` must be given with method={method!r} (the number "
+                         "of items the trials are drawn from, without replacement); got None.")
+    size = check.as_counts(population_size, "population_size")
+    try:
+        x, n, size = np.broadcast_arrays(x, n, size)
+    except ValueError:
+        raise ValueError(
+            f"`population_size` must broadcast with `successes` and `trials`; got shape "
+            f"{np.shape(size)} for counts of shape {np.shape(x)}.") from None
+    short = size < n
+    if short.any():
+        where = check.first_index(short)
+        raise ValueError(
+            f"`population_size` must be at least `trials` (a sample without replacement is "
+            f"never larger than its population); got population_size={size[where]} < "
+            f"trials={n[where]}{check.at_index(where)}.")
+    return x, n, size
+
+
+def _hypergeometric_bounds(x: IntArray, n: IntArray, size: IntArray, tail: float,
+                           alternative: str) -> tuple[Array, Array]:
+    """Exact finite-population bounds ``K_L(x) / M`` and ``(M - K_L(n - x)) / M``.
+
+    ``K_L`` is `estimators._hypergeometric.hypergeometric_lower` at ``tail``: the smallest
+    number of marked items whose one-sided exact test does not reject ``x``; the upper bound
+    is the population less the lower bound of the unmarked items. Only the ends the
+    alternative needs are computed (one bisection). Exactly 0 at x = 0 and 1 at x = n.
+    """
+    whole = np.where(size == 0, 1, size).astype(np.float64)  # M = 0 only with n = 0 (nan)
+    low, high = hypergeometric_bounds(x, n, size, tail, lower=alternative != "less",
+                                      upper=alternative != "greater")
+    return low / whole, high / whole
 
 
 def _bounds(method: str, x: IntArray, n: IntArray, tail: float) -> tuple[Array, Array]:
@@ -286,8 +348,9 @@ def proportion_ci(
     method: str = "wilson",
     confidence_level: float = 0.95,
     alternative: str = "two-sided",
+    population_size: Any = None,
 ) -> Interval:
-    """Confidence interval for a binomial proportion.
+    """Confidence interval for a binomial proportion, or a finite population's share.
 
     Parameters
     ----------
@@ -297,20 +360,26 @@ def proportion_ci(
         Number of trials ``n``; broadcast against ``successes``. Where ``n = 0`` the interval
         is undefined (nan bounds).
     method : {"wilson", "wald", "wilson-cc", "agresti-coull", "clopper-pearson", \
-"jeffreys", "mid-p"}
+"jeffreys", "mid-p", "hypergeometric"}
         Interval method; see the module docstring for each one's reference and its
-        conventions at ``x = 0`` and ``x = n``.
+        conventions at ``x = 0`` and ``x = n``. ``"hypergeometric"``: the exact interval for
+        a sample drawn without replacement from ``population_size`` items
+        (`FINITE_PROPORTION_METHODS`).
     confidence_level : float
         Nominal coverage, strictly between 0 and 1.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: one-sided lower bound (``high = 1``); ``"less"``: one-sided upper bound
         (``low = 0``).
+    population_size : int or array_like of int, optional
+        ``M``, the number of items the trials were drawn from without replacement; broadcast
+        with the counts, at least ``trials``. Required with ``method="hypergeometric"`` and
+        refused (``ValueError``) with every other method.
 
     Returns
     -------
     Interval
-        ``low`` and ``high`` are floats when both counts are scalars, arrays of the broadcast
-        shape otherwise. It unpacks as ``low, high``.
+        ``low`` and ``high`` are floats when the counts (and ``population_size``) are
+        scalars, arrays of the broadcast shape otherwise. It unpacks as ``low, high``.
 
     Raises
     ------
@@ -318,7 +387,8 @@ def proportion_ci(
         If a count is not numeric.
     ValueError
         If a count is negative or fractional, ``successes > trials``, the level is outside
-        (0, 1), or ``method``/``alternative`` is unknown.
+        (0, 1), ``method``/``alternative`` is unknown, or ``population_size`` is missing
+        with ``method="hypergeometric"``, given with another method, or below ``trials``.
 
     Notes
     -----
@@ -327,10 +397,18 @@ def proportion_ci(
     Clopper-Pearson interval is ``[B(a/2; x, n - x + 1), B(1 - a/2; x + 1, n - x)]`` with
     ``B(q; a, b)`` the Beta quantile. Each method's formula is in its kernel's docstring.
 
+    Hypergeometric: with ``X ~ Hypergeometric(M, K, n)`` and ``K_L(x)`` the smallest ``K``
+    with ``P(X >= x) >= t`` (``t = a / 2`` two-sided, ``a`` one-sided), the interval is
+    ``[K_L(x) / M, (M - K_L(n - x)) / M]`` (the upper bound is the lower bound of the unmarked
+    items, reflected). Each end excludes a true ``K`` with probability at most ``t``: the
+    coverage is at least nominal for every ``M``, ``K`` and ``n``. The interval is closed (a
+    ``K`` whose tail equals ``t`` is kept).
+
     References
     ----------
     Brown, Cai & DasGupta (2001), Statistical Science 16:101-133; Newcombe (1998),
-    Statistics in Medicine 17:857-872; Agresti & Coull (1998); Agresti & Gottard (2007).
+    Statistics in Medicine 17:857-872; Agresti & Coull (1998); Agresti & Gottard (2007);
+    Buonaccorsi (1987), The American Statistician 41:215-218 (finite populations).
 
     Examples
     --------
@@ -345,16 +423,42 @@ def proportion_ci(
     (0.4219, 0.8457)
     >>> proportion_ci([0, 5], 5, method="clopper-pearson", alternative="greater").low
     array([0.        , 0.54928027])
+
+    A finite population: all 10 items drawn from a population of 10, 7 marked. Nothing is
+    left unknown, and the interval is the observed proportion at any level:
+
+    >>> proportion_ci(7, 10, method="hypergeometric", population_size=10)
+    Interval(low=0.7, high=0.7, method='hypergeometric', confidence_level=0.95, \
+alternative='two-sided')
+
+    4 marked among 10 drawn from 20. The 95% lower bound is the smallest ``K`` with
+    ``P(X >= 4) >= 0.05``: ``K = 4`` gives 0.0433 and is excluded, ``K = 5`` gives 0.1517:
+
+    >>> from scipy.stats import hypergeom
+    >>> [round(float(hypergeom.sf(3, 20, k, 10)), 4) for k in (4, 5)]
+    [0.0433, 0.1517]
+    >>> proportion_ci(4, 10, method="hypergeometric", population_size=20,
+    ...               alternative="greater").low
+    0.25
+    >>> round(proportion_ci(4, 10, method="clopper-pearson", alternative="greater").low, 4)
+    0.1500
     """
-    method = check.choice(method, "method", PROPORTION_METHODS)
+    method = check.choice(method, "method", (*PROPORTION_METHODS, *FINITE_PROPORTION_METHODS))
     alternative = check.alternative(alternative)
     level = check.open_unit(confidence_level, "confidence_level")
     x, n = _counts_pair(successes, trials)
+    finite = _population(population_size, method, x, n)
+    size = None
+    if finite is not None:
+        x, n, size = finite
     scalar = x.ndim == 0
     x, n = np.atleast_1d(x, n)  # the kernels work in place, which needs arrays
     empty = n == 0
     tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
-    low, high = _bounds(method, x, np.where(empty, 1, n), tail)
+    if size is not None:
+        low, high = _hypergeometric_bounds(x, n, np.atleast_1d(size), tail, alternative)
+    else:
+        low, high = _bounds(method, x, np.where(empty, 1, n), tail)
     if alternative == "less":
         low = np.zeros(x.shape)
     elif alternative == "greater":

@@ -83,8 +83,11 @@ def _check_unit(value: Any) -> None:
     assert np.all((defined >= -1e-12) & (defined <= 1 + 1e-12)), f"outside [0, 1]: {value}"
 
 
-_TEXT_FIELDS = {"method", "alternative", "design", "reason", "interval", "model", "posterior"}
-_OPTIONAL_FIELDS = {"test_size", "population_sizes", "labels"}
+_TEXT_FIELDS = {"method", "alternative", "design", "reason", "interval", "model", "posterior",
+                "measure"}
+_OPTIONAL_FIELDS = {"test_size", "population_sizes", "labels", "retrieved_size",
+                    "unretrieved_size", "stable_size", "search_limit", "curve",
+                    "population_size", "segment_sizes", "cost", "srs_test_size"}
 
 
 def _check_fields(result: Any) -> None:
@@ -95,7 +98,8 @@ def _check_fields(result: Any) -> None:
             assert isinstance(value, str), f"{item.name} = {value!r}"
         elif value is None:
             assert item.name in _OPTIONAL_FIELDS, f"{item.name} is None"
-        elif not isinstance(value, E.Interval | E.StratifiedEstimate | tuple | int):
+        elif not isinstance(value, E.Interval | E.StratifiedEstimate | E.PowerCurve | tuple
+                            | int):
             array = np.asarray(value)
             assert array.dtype != object and (np.issubdtype(array.dtype, np.number)
                                               or array.dtype == np.bool_), (
@@ -207,6 +211,33 @@ TARGETS: list[Target] = [
            {**_COUNTS4, "method": "delta", "confidence_level": 0.95,
             "alternative": "two-sided", "design": "srs", "population_sizes": None,
             "finite_population": False, "rng": 1, "draws": 200}),
+    Target("recall_ci", _positional(E.recall_ci, "tp", "fp", "fn", "tn"),
+           {**_COUNTS4, "method": "clopper-pearson", "confidence_level": 0.95,
+            "alternative": "two-sided", "design": "srs", "population_sizes": None,
+            "finite_population": False}),
+    Target("recall_ci[stratified]", _positional(E.recall_ci, "tp", "fp", "fn", "tn"),
+           {**_COUNTS4, "method": "segments-hypergeometric", "design": "stratified",
+            "population_sizes": (800, 9200)}),
+    Target("power", _positional(E.power, "measure", "size", "threshold"),
+           {"measure": "recall", "size": 300, "threshold": 0.6, "truth": None,
+            "confusion": (60, 20, 25, 395), "design": "srs", "interval": None,
+            "confidence_level": 0.95, "population_size": None, "segment_sizes": None},
+           # sizes up to MAX_POWER_SIZE are valid and slow: the fixed pool tries the bad ones
+           fuzz=("measure", "threshold", "truth", "confusion", "design", "interval",
+                 "confidence_level", "population_size", "segment_sizes")),
+    Target("power[stratified]", _positional(E.power, "measure", "size", "threshold"),
+           {"measure": "recall", "size": (40, 60), "threshold": 0.5,
+            "truth": (800, 200, 300, 8700), "design": "stratified", "interval": None,
+            "confidence_level": 0.95, "population_size": 10_000,
+            "segment_sizes": (1000, 9000)},
+           fuzz=("measure", "threshold", "truth", "design", "interval", "confidence_level",
+                 "population_size", "segment_sizes")),
+    Target("certification_sample_size[recall]",
+           _positional(E.certification_sample_size, "confusion", "target"),
+           {"confusion": (60, 20, 25, 395), "target": 0.5, "measure": "recall",
+            "design": "srs", "population_size": None, "segment_sizes": None,
+            "interval": "clopper-pearson", "confidence_level": 0.95, "power": 0.8,
+            "posterior": "dirichlet", "max_test_size": 2_000}),
     Target("f1_ci[stratified]", _positional(E.f1_ci, "tp", "fp", "fn", "tn"),
            {**_COUNTS4, "method": "delta", "design": "stratified",
             "population_sizes": (800, 9200), "finite_population": True},

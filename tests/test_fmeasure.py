@@ -36,7 +36,7 @@ SMALL_DRAWS = 300  # enough for properties that hold for any replicates
 
 
 def test_method_and_design_names_are_the_documented_ones():
-    exact = {"dirichlet-posterior", "segments-clopper-pearson",
+    exact = {"dirichlet-posterior", "segments-clopper-pearson", "segments-hypergeometric",
              *(f"jaccard-{m}" for m in PROPORTION_METHODS)}  # tests/test_f1_guaranteed.py
     assert set(F1_METHODS) == set(METHODS) | exact
     assert set(F1_DESIGNS) == {"srs", "stratified"}

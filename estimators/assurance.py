@@ -1,0 +1,231 @@
+"""Exact power of certification tests whose pass region is a count above a threshold.
+
+A certification test passes when its confidence bound clears the target. For the measures
+planned here the bound is a function of a count ``X`` among ``D`` trials: given ``D``, ``X``
+is binomial (infinite population), hypergeometric (a finite one) or beta-binomial (averaged
+over a Beta posterior, Bagdouri et al. 2013, section 4.3), and the bound increases with
+``X``, so the test passes exactly when ``X >= k(D)`` for a threshold ``k(D)`` found once for
+every ``D``. ``D`` itself is fixed (accuracy: the test size), or a count of the same kind
+among the test size ``s`` (recall: the relevant documents of a simple random sample). The
+power is then a finite sum, with no simulation:
+
+``P(pass | s) = sum_D P(D | s) P(X >= k(D) | D)``.
+
+Two segments sampled separately (a stratified test set, seed 000 Appendix A) give two
+independent counts, ``tp`` among ``n1`` and ``fn`` among ``n0``; the bound increases with
+``tp`` for every ``fn``, so ``P(pass) = sum_fn P(fn) P(tp >= t(fn))``.
+
+This module holds that machinery; `estimators.certification` states the measures, designs
+and searches in terms of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import stats
+
+Array = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+# passes(x, d): whether the test passes with x successes among d trials (arrays, broadcast)
+Passes = Callable[[IntArray, IntArray], BoolArray]
+# A probability mass below this, summed over the dropped tail of a segment's count, is left
+# out of the stratified sums (it cannot move a power by more than twice this).
+NEGLIGIBLE = 1e-17
+
+__all__ = ["COUNT_LAWS", "Conditional", "CountLaw", "Segments", "thresholds"]
+
+COUNT_LAWS: tuple[str, ...] = ("binomial", "beta-binomial", "hypergeometric")
+
+
+@dataclass(frozen=True)
+class CountLaw:
+    """The law of the number of successes among ``d`` draws, for every ``d``.
+
+    ``binomial``: ``Binomial(d, p)`` with ``p = first`` (an infinite population).
+    ``beta-binomial``: ``BetaBinomial(d, a, b)`` with ``a, b = first, second`` (a binomial
+    averaged over a ``Beta(a, b)`` posterior; also the law of a simple random sample without
+    replacement from a finite population that is itself drawn from the posterior).
+    ``hypergeometric``: ``Hypergeometric(M, K, d)`` with ``M, K = first, second`` (``d``
+    drawn without replacement from ``M`` items of which ``K`` are successes).
+    """
+
+    kind: str
+    first: float
+    second: float = 0.0
+
+    def pmf(self, d: int) -> Array:
+        """``P(X = x)`` for ``x = 0..d``."""
+        x = np.arange(d + 1)
+        if self.kind == "binomial":
+            found: Array = stats.binom.pmf(x, d, self.first)
+        elif self.kind == "beta-binomial":
+            found = stats.betabinom.pmf(x, d, self.first, self.second)
+        else:
+            found = stats.hypergeom.pmf(x, int(self.first), int(self.second), d)
+        return found
+
+    def next_success(self, d: int) -> Array:
+        """``P(draw d + 1 is a success | X_d = x)`` for ``x = 0..d`` (the urn's step)."""
+        x = np.arange(d + 1, dtype=np.float64)
+        if self.kind == "binomial":
+            return np.full(d + 1, self.first)
+        if self.kind == "beta-binomial":
+            # Polya's urn: a Beta(a, b) mixture of binomials
+            chance: Array = (self.first + x) / (self.first + self.second + d)
+            return chance
+        left = self.first - d
+        return np.clip((self.second - x) / left, 0.0, 1.0) if left > 0 else np.zeros(d + 1)
+
+    def survival(self, k: IntArray) -> Array:
+        """``P(X_d >= k[d])`` for ``d = 0..len(k) - 1``.
+
+        Binomial and hypergeometric: scipy's survival functions. Beta-binomial: along the
+        path of thresholds by Polya's urn, ``P(X_{d+1} >= j) = P(X_d >= j) + P(X_d = j - 1)
+        (a + j - 1) / (a + b + d)``, then moved from ``k[d]`` to ``k[d + 1]`` by the masses
+        in between, which costs a handful of pmf values per ``d`` instead of a sum over
+        every count.
+        """
+        d = np.arange(k.size)
+        if self.kind == "binomial":
+            found: Array = stats.binom.sf(k - 1, d, self.first)
+            return found
+        if self.kind == "hypergeometric":
+            found = stats.hypergeom.sf(k - 1, int(self.first), int(self.second), d)
+            return found
+        a, b = self.first, self.second
+        start = 1.0 if k[0] <= 0 else 0.0
+        if k.size == 1:
+            return np.array([start])
+        here, step = k[:-1], d[:-1]
+        gained = np.where(here >= 1,
+                          stats.betabinom.pmf(here - 1, step, a, b) * (a + here - 1)
+                          / (a + b + step), 0.0)
+        jump = k[1:] - here
+        moved = np.zeros(step.size)
+        up, down = jump == 1, jump == -1
+        moved[up] = -stats.betabinom.pmf(here[up], step[up] + 1, a, b)
+        moved[down] = stats.betabinom.pmf(k[1:][down], step[down] + 1, a, b)
+        for i in np.flatnonzero(np.abs(jump) > 1):  # rare: a threshold moving by several
+            low, high = sorted((int(here[i]), int(k[i + 1])))
+            mass = stats.betabinom.pmf(np.arange(low, high), step[i] + 1, a, b).sum()
+            moved[i] = -mass if jump[i] > 0 else mass
+        found = np.clip(start + np.cumsum(gained + moved), 0.0, 1.0)
+        return np.concatenate([[start], found])
+
+
+def thresholds(passes: Passes, d: IntArray, *, most: int | None = None) -> IntArray:
+    """The least ``x`` in ``0..m + 1`` with ``passes(x, d)`` for each ``d`` (``m + 1``: never).
+
+    ``m`` is ``d`` itself, or ``most`` for every ``d`` when given (the other segment's count
+    is then ``d``). A vectorized bisection over whole numbers; it relies on the pass region
+    being an upper set in ``x`` (a confidence bound that increases with the count), which the
+    tests check by enumeration for every interval planned.
+    """
+    d = np.asarray(d, dtype=np.int64)
+    low = np.zeros(d.shape, dtype=np.int64)
+    high = d + 1 if most is None else np.full(d.shape, most + 1, dtype=np.int64)
+    while True:
+        active = low < high
+        if not active.any():
+            return low
+        middle = (low[active] + high[active]) // 2
+        ok = np.asarray(passes(middle, d[active]), dtype=bool)
+        high[active] = np.where(ok, middle, high[active])
+        low[active] = np.where(ok, low[active], middle + 1)
+
+
+@dataclass
+class Conditional:
+    """Power of a test that passes when ``X >= k(D)``, ``X | D ~ inner``, ``D | s ~ outer``.
+
+    ``outer=None``: ``D`` is the test size itself. The thresholds and the survival
+    probabilities are computed once for every ``D`` up to the largest size asked for (and
+    kept), so a search that revisits sizes pays for each only once.
+    """
+
+    inner: CountLaw
+    passes: Passes
+    outer: CountLaw | None = None
+    _k: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    _tail: Array = field(default_factory=lambda: np.zeros(0), repr=False)
+
+    def _extend(self, size: int) -> None:
+        if self._k.size > size:
+            return
+        upto = max(size, 2 * self._k.size, 64)
+        self._k = thresholds(self.passes, np.arange(upto + 1))
+        self._tail = self.inner.survival(self._k)
+
+    def power(self, size: int) -> float:
+        """``P(pass)`` at test size ``size``."""
+        self._extend(size)
+        if self.outer is None:
+            return float(self._tail[size])
+        return float(self.outer.pmf(size) @ self._tail[:size + 1])
+
+    def curve(self, largest: int) -> Array:
+        """``P(pass)`` at every test size ``0..largest``.
+
+        With an outer count its law at ``s + 1`` comes from its law at ``s`` by one step of
+        the urn (binomial, Polya or without replacement), so the whole curve costs
+        ``largest^2 / 2`` multiply-adds rather than a pmf evaluation per size and count.
+        """
+        self._extend(largest)
+        if self.outer is None:
+            return self._tail[:largest + 1].copy()
+        found = np.empty(largest + 1)
+        weights = np.ones(1)
+        found[0] = self._tail[0]
+        for size in range(largest):
+            chance = self.outer.next_success(size)
+            grown = np.zeros(size + 2)
+            grown[:-1] = weights * (1.0 - chance)
+            grown[1:] += weights * chance
+            weights = grown
+            found[size + 1] = weights @ self._tail[:size + 2]
+        return found
+
+
+def _support(pmf: Array) -> tuple[int, int]:
+    """The counts ``[low, high)`` outside which the mass is negligible (`NEGLIGIBLE`)."""
+    below = np.cumsum(pmf)
+    above = np.cumsum(pmf[::-1])[::-1]
+    low = int(np.searchsorted(below, NEGLIGIBLE, side="right"))
+    high = int(pmf.size - np.searchsorted(above[::-1], NEGLIGIBLE, side="right"))
+    return min(low, high - 1), max(high, low + 1)
+
+
+@dataclass(frozen=True)
+class Segments:
+    """Power of a stratified test: ``tp | n1 ~ retrieved``, ``fn | n0 ~ unretrieved``.
+
+    ``passes(tp, fn, n1, n0)`` must be an upper set in ``tp`` for every ``fn`` (the lower
+    bound on recall or F1 rises with the true positives found in the retrieved segment).
+    Counts whose probability is negligible (tails of mass below `NEGLIGIBLE` on each side)
+    are left out of the sum, and the thresholds are searched within the rest, so the bound is
+    only ever computed where it matters; the power moves by at most ``4 NEGLIGIBLE``.
+    """
+
+    retrieved: CountLaw
+    unretrieved: CountLaw
+    passes: Callable[[IntArray, IntArray, int, int], BoolArray]
+
+    def power(self, retrieved_size: int, unretrieved_size: int) -> float:
+        """``P(pass)`` with ``n1`` and ``n0`` documents sampled from the two segments."""
+        n1, n0 = retrieved_size, unretrieved_size
+        weights = self.unretrieved.pmf(n0)
+        low, high = _support(weights)
+        fn = np.arange(low, high)
+        found = self.retrieved.pmf(n1)
+        first, last = _support(found)
+        # thresholds within [first, last]: last stands for "none that matters"
+        needed = first + thresholds(
+            lambda tp, at: self.passes(tp + first, at, n1, n0), fn, most=last - first - 1)
+        tail = np.concatenate([np.cumsum(found[::-1])[::-1], [0.0]])
+        tail[last:] = 0.0
+        return float(np.clip(weights[low:high] @ tail[needed], 0.0, 1.0))
