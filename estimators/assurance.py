@@ -21,7 +21,7 @@ and searches in terms of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -139,6 +139,24 @@ def thresholds(passes: Passes, d: IntArray, *, most: int | None = None) -> IntAr
         low[active] = np.where(ok, low[active], middle + 1)
 
 
+# Thresholds of recent pass rules, by key: planning many samples against one target (a
+# study's cell) asks for the same thresholds again and again.
+_THRESHOLDS: dict[Hashable, IntArray] = {}
+
+
+def _shared_thresholds(passes: Passes, key: Hashable, largest: int) -> IntArray:
+    """`thresholds` for ``d = 0..largest``, kept under ``key`` (None: not kept)."""
+    known = None if key is None else _THRESHOLDS.get(key)
+    if known is not None and known.size > largest:
+        return known[:largest + 1]
+    found = thresholds(passes, np.arange(largest + 1))
+    if key is not None:
+        if len(_THRESHOLDS) >= 64:
+            _THRESHOLDS.pop(next(iter(_THRESHOLDS)))
+        _THRESHOLDS[key] = found
+    return found
+
+
 @dataclass
 class Conditional:
     """Power of a test that passes when ``X >= k(D)``, ``X | D ~ inner``, ``D | s ~ outer``.
@@ -151,15 +169,28 @@ class Conditional:
     inner: CountLaw
     passes: Passes
     outer: CountLaw | None = None
+    most_trials: int | None = None
+    key: Hashable = None
     _k: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     _tail: Array = field(default_factory=lambda: np.zeros(0), repr=False)
 
     def _extend(self, size: int) -> None:
+        """Thresholds and survival for every number of trials up to ``size`` (at least).
+
+        ``most_trials``: a finite population's trials never exceed it; beyond it nothing is
+        computed (the outer law gives those counts no probability). ``key``: requests with
+        the same pass rule share their thresholds (`_shared_thresholds`).
+        """
         if self._k.size > size:
             return
         upto = max(size, 2 * self._k.size, 64)
-        self._k = thresholds(self.passes, np.arange(upto + 1))
-        self._tail = self.inner.survival(self._k)
+        trials = np.arange(upto + 1)
+        possible = trials if self.most_trials is None else trials[:self.most_trials + 1]
+        k = trials + 1
+        k[:possible.size] = _shared_thresholds(self.passes, self.key, possible.size - 1)
+        tail = np.zeros(upto + 1)
+        tail[:possible.size] = self.inner.survival(k[:possible.size])
+        self._k, self._tail = k, tail
 
     def power(self, size: int) -> float:
         """``P(pass)`` at test size ``size``."""

@@ -594,11 +594,13 @@ def _problem(req: _Request, truth: Array | None, alpha: Array | None
     if req.design == "stratified" and req.measure in ("recall", "f1"):
         return Segments(_segment_law(req, truth, alpha, 0, 1),
                         _segment_law(req, truth, alpha, 2, 3), _segments_passes(req))
+    most = _trial_population(req) if req.finite else None
     if req.design == "stratified":
         cells = (0, 1) if req.measure == "precision" else (3, 2)  # elusion: tn among n0
-        return Conditional(_segment_law(req, truth, alpha, *cells), _srs_passes(req))
+        return Conditional(_segment_law(req, truth, alpha, *cells), _srs_passes(req),
+                           most_trials=most, key=req)
     inner, outer = _srs_laws(req, truth, alpha)
-    return Conditional(inner, _srs_passes(req), outer)
+    return Conditional(inner, _srs_passes(req), outer, most_trials=most, key=req)
 
 
 def _jeffreys(counts: tuple[int, int, int, int]) -> Array:

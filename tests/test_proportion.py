@@ -294,7 +294,8 @@ def test_contains_point_estimate_except_degenerate_wald(xn, method):
         ({"successes": 3, "trials": True}, TypeError, r"`trials` must be an integer count"),
         ({"successes": [1, 2], "trials": [3, 4, 5]}, ValueError, r"must broadcast together"),
         ({"successes": 1, "trials": 5, "method": "exact"}, ValueError,
-         r"`method` must be one of 'wald', 'wilson', 'wilson-cc', .*'mid-p', 'hypergeometric'; got 'exact'"),
+         r"`method` must be one of 'wald', 'wilson', 'wilson-cc', .*'mid-p', "
+         r"'hypergeometric'; got 'exact'"),
         ({"successes": 1, "trials": 5, "alternative": "larger"}, ValueError,
          r"`alternative` must be one of 'two-sided', 'less', 'greater'; got 'larger'"),
         ({"successes": 1, "trials": 5, "confidence_level": 1.0}, ValueError,
