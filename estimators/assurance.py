@@ -146,10 +146,12 @@ _THRESHOLDS: dict[Hashable, IntArray] = {}
 
 def _shared_thresholds(passes: Passes, key: Hashable, largest: int) -> IntArray:
     """`thresholds` for ``d = 0..largest``, kept under ``key`` (None: not kept)."""
-    known = None if key is None else _THRESHOLDS.get(key)
-    if known is not None and known.size > largest:
+    known = np.zeros(0, dtype=np.int64) if key is None else _THRESHOLDS.get(
+        key, np.zeros(0, dtype=np.int64))
+    if known.size > largest:
         return known[:largest + 1]
-    found = thresholds(passes, np.arange(largest + 1))
+    # each number of trials has its own threshold: only the new ones are searched for
+    found = np.concatenate([known, thresholds(passes, np.arange(known.size, largest + 1))])
     if key is not None:
         if len(_THRESHOLDS) >= 64:
             _THRESHOLDS.pop(next(iter(_THRESHOLDS)))

@@ -27,9 +27,10 @@ posterior, with the retrieved share known (``posterior="known-share"``), keeps A
 ``design="stratified"`` samples the retrieved and unretrieved segments separately (seed 000,
 Appendix A; section 7 names stratified test sampling as the next saving): ``tp`` among ``n1``
 and ``fn`` among ``n0`` are independent, the bound on recall or F1 increases with ``tp`` and
-decreases with ``fn``, and the power is a sum over ``fn`` of a tail in ``tp``; the allocation
-``(n1, n0)`` of least labelling cost is searched for. A finite collection
-(``population_size``) is sampled without replacement: hypergeometric counts, exact
+(for the Bonferroni bounds) decreases with ``fn``, and the power is a sum over ``fn`` of a
+tail in ``tp``; the allocation ``(n1, n0)`` of least labelling cost is searched for. A
+finite collection (``population_size``) is sampled without replacement: hypergeometric
+counts, exact
 hypergeometric bounds, and a test set never larger than its population (seed 000 section 7:
 "each example annotated is an example to which the classifier need not be applied").
 
@@ -391,6 +392,11 @@ def _request(measure: Any, design: Any, target: Any, confidence_level: Any, inte
         raise ValueError(f"`posterior` must be 'dirichlet' for measure={measure!r} under "
                          "design='srs' (its exact assurance; the simulated known-share path "
                          "plans F1 only); got 'known-share'.")
+    if design == "srs" and model == "dirichlet" and method == "logit-delta":
+        raise ValueError("`interval` must not be 'logit-delta' on the exact path "
+                         "(posterior='dirichlet'): its bound is undefined when every "
+                         "relevant or retrieved document is a true positive, so passing counts "
+                         "are not all those above a threshold; got 'logit-delta'.")
     if design == "srs" and model == "known-share" and total is not None:
         raise ValueError("`population_size` must be None on the simulated known-share path "
                          "(F1 under design='srs'); got "

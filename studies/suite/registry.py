@@ -24,6 +24,7 @@ STUDY_MODULES: dict[str, str] = {
     "gain_budget": "studies.suite.gain_budget",
     "mean_bias": "studies.suite.mean_bias",
     "power_calibration": "studies.suite.power_calibration",
+    "power_calibration_exact": "studies.suite.power_calibration_exact",
     "stopping_policies": "studies.suite.stopping_policies",
     "stratified_vs_pooled": "studies.suite.stratified_vs_pooled",
 }

@@ -1,0 +1,127 @@
+"""The exact power-calibration study: its enumeration, its pass rates and its Monte Carlo path.
+
+Monte Carlo checks use fixed seeds and a tolerance of k standard errors, k = 3.29 (two-sided
+false-alarm rate 1e-3 per check).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from estimators import certification_sample_size, proportion_ci
+from studies.engine import run
+from studies.engine.design import Grid
+from studies.suite import power_calibration_exact as pce
+from studies.suite.registry import get_study
+
+K = float(stats.norm.isf(0.001 / 2))
+STUDY = get_study("power_calibration_exact")
+CELL = {"prevalence": 0.15, "f1": 0.85, "certified": "accuracy", "f": 0.95, "r": 60}
+
+
+def _one_cell(params: dict, replicates: int, path: str) -> dict[str, float]:
+    grid = Grid({k: [v] for k, v in params.items()}, n_replicates=replicates)
+    result = run([STUDY], grid=grid, rng=11, workers=1, path=path)["power_calibration_exact"]
+    (cell,) = result.cells
+    measures = cell.performance["clopper-pearson"].measures
+    return {name: (measures[name].value, measures[name].mcse)
+            for name in ("tested", "conditional_rejection")}
+
+
+@pytest.mark.parametrize("certified", pce.MEASURES)
+def test_enumeration_keeps_all_but_the_dropped_mass(certified):
+    params = {**CELL, "certified": certified, "r": 80}
+    sample = pce.enumerate_outcomes([params])
+    chances = pce._trinomial_probabilities(params)
+    assert math.isclose(chances.sum(), 1.0, abs_tol=1e-12)
+    # the kept outcomes' probabilities before renormalising, recomputed with scipy
+    counts = sample.data
+    outcome = np.column_stack([_measure_counts(counts, certified)])
+    kept = stats.multinomial.pmf(outcome, 80, chances).sum()
+    assert 1.0 - pce.DROPPED <= kept <= 1.0 + 1e-12
+    assert math.isclose(sample.probability.sum(), 1.0, abs_tol=1e-12)
+
+
+def _measure_counts(counts: np.ndarray, certified: str) -> np.ndarray:
+    """The trinomial (x, y, rest) of confusion matrices standing for them."""
+    parts = {"accuracy": ((0, 3), (1, 2)), "precision": ((0,), (1,)), "recall": ((0,), (2,)),
+             "f1": ((0,), (1, 2))}[certified]
+    x = counts[:, list(parts[0])].sum(axis=1)
+    y = counts[:, list(parts[1])].sum(axis=1)
+    return np.column_stack([x, y, counts.sum(axis=1) - x - y])
+
+
+@pytest.mark.parametrize(("certified", "outcome", "real"), [
+    ("recall", (20, 5, 175), (20, 30, 5, 145)),
+    ("precision", (20, 6, 174), (20, 6, 14, 160)),
+    ("f1", (20, 11, 169), (20, 5, 6, 169)),
+    ("accuracy", (170, 30, 0), (20, 10, 20, 150)),
+])
+def test_a_trinomial_outcome_plans_as_any_sample_with_its_sums(certified, outcome, real):
+    # the Dirichlet posterior of the measure and of its trials depend on these sums only
+    standing = pce._confusion(np.array([outcome]), certified)[0].tolist()
+    theta = 0.55 if certified != "accuracy" else 0.8
+    interval = pce._interval("clopper-pearson", certified)
+    plans = [certification_sample_size(c, theta, measure=certified, interval=interval,
+                                       posterior="dirichlet") for c in (standing, real)]
+    assert plans[0].test_size == plans[1].test_size is not None
+    assert plans[0].achieved_power == plans[1].achieved_power
+
+
+def test_exact_pass_rate_equals_an_independent_sum_over_the_samples():
+    # accuracy: the plan depends on the correct count x ~ Bin(r, accuracy) alone; the test of
+    # s documents passes when its Clopper-Pearson bound clears theta, summed here by hand
+    params = CELL
+    accuracy = 1.0 - 2.0 * params["prevalence"] * (1.0 - params["f1"])
+    theta = params["f"] * accuracy
+    r = params["r"]
+    attempted = passed = 0.0
+    for x in range(r + 1):
+        weight = stats.binom.pmf(x, r, accuracy)
+        plan = certification_sample_size((x, r - x, 0, 0), theta, measure="accuracy",
+                                          interval="clopper-pearson", posterior="dirichlet",
+                                          max_test_size=pce.MAX_TEST_SIZE)
+        if plan.test_size is None:
+            continue
+        s = plan.test_size
+        correct = np.arange(s + 1)
+        low = np.asarray(proportion_ci(correct, s, method="clopper-pearson",
+                                       alternative="greater").low)
+        attempted += weight
+        passed += weight * stats.binom.pmf(correct, s, accuracy)[low > theta].sum()
+    found = _one_cell(params, 2, "exact")
+    assert found["tested"][0] == pytest.approx(attempted, abs=2 * pce.DROPPED)
+    assert found["conditional_rejection"][0] == pytest.approx(passed / attempted, abs=1e-6)
+
+
+def test_monte_carlo_path_agrees_with_the_exact_path():
+    exact = _one_cell(CELL, 2, "exact")
+    simulated = _one_cell(CELL, 4000, "monte-carlo")
+    for name in ("tested", "conditional_rejection"):
+        value, mcse = simulated[name]
+        assert mcse > 0
+        assert abs(value - exact[name][0]) <= K * mcse, name
+
+
+def test_the_summary_lists_the_worst_shortfall_first():
+    grid = Grid({"prevalence": [0.15], "f1": [0.85], "certified": ["accuracy"],
+                 "f": [0.9, 0.97], "r": [60]}, n_replicates=2)
+    result = run([STUDY], grid=grid, rng=3, workers=1)["power_calibration_exact"]
+    rows = pce.summary_table(result)
+    assert len(rows) == 4
+    shortfalls = [row["shortfall"] for row in rows]
+    assert shortfalls == sorted(shortfalls, reverse=True)
+    assert all(row["shortfall"] == pytest.approx(0.93 - row["pass_rate"]) for row in rows)
+
+
+def test_trinomial_probabilities_are_the_measures_cells():
+    cells = pce.population(0.2, 0.8)
+    for certified, expected in (("accuracy", (cells[0] + cells[3], cells[1] + cells[2], 0.0)),
+                                ("recall", (cells[0], cells[2], cells[1] + cells[3]))):
+        found = pce._trinomial_probabilities({"prevalence": 0.2, "f1": 0.8,
+                                              "certified": certified})
+        np.testing.assert_allclose(found, expected, atol=1e-15)
