@@ -903,7 +903,9 @@ def _allocation_search(problem: Segments, goal: float, cost: tuple[float, float]
                              f"documents reaches power {goal:g}")
     low = float(special.logit(grid[max(best - 1, 0)]))
     high = float(special.logit(grid[min(best + 1, grid.size - 1)]))
-    result = optimize.minimize_scalar(lambda z: least(float(special.expit(z)))[0],
+    # a share that reaches no power within the segments costs "more than any": a finite
+    # stand-in keeps Brent's arithmetic clear of inf - inf
+    result = optimize.minimize_scalar(lambda z: min(least(float(special.expit(z)))[0], 1e300),
                                       bounds=(low, high), method="bounded",
                                       options={"xatol": 1e-2, "maxiter": 20})
     share = float(special.expit(result.x))
