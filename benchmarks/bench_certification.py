@@ -82,19 +82,21 @@ def table_requests() -> None:
             cells.append("-")
             t_strat = 0.0
         else:
-            stratified, t_strat = _timed(**options, design="stratified",
-                                         segment_sizes=SEGMENTS,
-                                         interval="segments-clopper-pearson"
-                                         if measure in ("recall", "f1") else None)
+            stratified, t_strat = _timed(**{
+                **options, "design": "stratified", "segment_sizes": SEGMENTS,
+                "posterior": None,
+                "interval": "segments-clopper-pearson" if measure in ("recall", "f1")
+                else None})
             cells.append(_shown(stratified))
         finite = []
         t_finite = 0.0
         for size in (2_000, 20_000, 200_000):
             segments = (size // 10, size - size // 10)
             if measure == "accuracy":
-                plan, t = _timed(**options, population_size=size)
+                plan, t = _timed(**options, interval="hypergeometric", population_size=size)
             elif measure == "precision":
-                plan, t = _timed(**options, population_size=size, segment_sizes=segments)
+                plan, t = _timed(**options, interval="hypergeometric", population_size=size,
+                                 segment_sizes=segments)
             else:
                 plan, t = _timed(measure=measure, target=target, power=GOAL,
                                  design="stratified", population_size=size,
