@@ -392,16 +392,19 @@ def _request(measure: Any, design: Any, target: Any, confidence_level: Any, inte
         raise ValueError(f"`posterior` must be 'dirichlet' for measure={measure!r} under "
                          "design='srs' (its exact assurance; the simulated known-share path "
                          "plans F1 only); got 'known-share'.")
-    if design == "srs" and model == "dirichlet" and method == "logit-delta":
-        raise ValueError("`interval` must not be 'logit-delta' on the exact path "
-                         "(posterior='dirichlet'): its bound is undefined when every "
-                         "relevant or retrieved document is a true positive, so passing counts "
-                         "are not all those above a threshold; got 'logit-delta'.")
     if design == "srs" and model == "known-share" and total is not None:
         raise ValueError("`population_size` must be None on the simulated known-share path "
                          "(F1 under design='srs'); got "
                          f"{check.show(population_size)}.")
     return _Request(measure, design, theta, level, method, model, total, sizes)
+
+
+def _refuse_logit_delta(req: _Request) -> None:
+    if req.interval == "logit-delta":
+        raise ValueError("`interval` must not be 'logit-delta' on the exact path "
+                         "(posterior='dirichlet'): its bound is undefined when every "
+                         "relevant or retrieved document is a true positive, so passing counts "
+                         "are not all those above a threshold; got 'logit-delta'.")
 
 
 # --- the certification bound of each measure -----------------------------------------------------
@@ -692,6 +695,7 @@ def power(
     if req.measure == "f1" and req.design == "srs" and confusion is not None:
         req = _request(measure, design, threshold, confidence_level, interval, "dirichlet",
                        population_size, segment_sizes, "threshold")
+    _refuse_logit_delta(req)
     population = None if truth is None else _truth(truth, req)
     alpha = None if confusion is None else _jeffreys(_counts(confusion))
     sizes = _sizes(size, req)
@@ -997,6 +1001,7 @@ def certification_sample_size(
     relative_precision: float | None = None,
     max_draws: int = 256_000,
     max_test_size: int = 10_000_000,
+    method: str | None = None,
 ) -> CertificationPlan:
     """How many documents to label so that the certification test passes with ``power``.
 
@@ -1048,6 +1053,11 @@ def certification_sample_size(
         is at most that share of the size.
     max_test_size : int
         Cap on the searches.
+    method : {"exact", "monte-carlo"}, optional
+        ``None`` (default): exact wherever the power is a finite sum (every request but F1
+        under ``design="srs"`` with the known-share posterior). ``"monte-carlo"``: the
+        paper's simulated Algorithms 1-2, for F1 under ``design="srs"`` with either
+        posterior (the way `power_calibration` compares the two posteriors).
 
     Returns
     -------
@@ -1100,11 +1110,21 @@ def certification_sample_size(
     if req.design != "stratified" and cost is not None:
         raise ValueError(f"`cost` applies to design='stratified'; got {check.show(cost)}.")
     costs = (1.0, 1.0) if cost is None else _costs(cost)
-    if not req.exact:
+    if method is not None:
+        check.choice(method, "method", ("exact", "monte-carlo"))
+        if method == "exact" and not req.exact:
+            raise ValueError("`method` must not be 'exact' for F1 under design='srs' with the "
+                             "known-share posterior (its power is simulated); got 'exact'.")
+        if method == "monte-carlo" and not (req.measure == "f1" and req.design == "srs"
+                                            and not req.finite):
+            raise ValueError("`method` must be 'monte-carlo' only for F1 under design='srs' "
+                             "on an infinite population (Algorithms 1-2); got 'monte-carlo'.")
+    if not req.exact or method == "monte-carlo":
         return _monte_carlo(counts, req, goal, draws=draws, tolerance=tolerance, rng=rng,
                             retrieved_share=retrieved_share,
                             relative_precision=relative_precision, max_draws=max_draws,
                             max_test_size=max_test_size)
+    _refuse_logit_delta(req)
     for name, value in (("retrieved_share", retrieved_share),
                         ("relative_precision", relative_precision), ("tolerance", tolerance)):
         if value is not None:

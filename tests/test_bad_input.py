@@ -325,7 +325,7 @@ TARGETS: list[Target] = [
             "power": 0.93, "draws": 100, "tolerance": None, "rng": 1, "interval": "delta",
             "retrieved_share": None, "posterior": "dirichlet", "relative_precision": None,
             "max_draws": 400,
-            "max_test_size": 100_000}),
+            "max_test_size": 100_000, "method": "monte-carlo"}),
     Target("StratifiedEstimate", _positional(E.StratifiedEstimate, "sizes", "sampled",
                                              "positives"),
            {"sizes": [1000, 200, 40], "sampled": [30, 30, 30], "positives": [1, 10, 23],

@@ -963,3 +963,17 @@ def test_assurance_lies_between_the_powers_at_the_posterior_quantiles(size, thet
     assurance = power("accuracy", size, theta, confusion=weights)
     assert (1 - eps) * at(posterior.ppf(eps)) - TOL <= assurance
     assert assurance <= (1 - eps) * at(posterior.ppf(1 - eps)) + eps + TOL
+
+
+def test_method_chooses_the_simulated_path_or_refuses_a_path_that_does_not_exist():
+    simulated = certification_sample_size((60, 20, 25, 395), 0.6, posterior="dirichlet",
+                                          interval="delta", method="monte-carlo", rng=1)
+    exact = certification_sample_size((60, 20, 25, 395), 0.6, posterior="dirichlet",
+                                      interval="delta")
+    assert (simulated.method, exact.method) == ("monte-carlo", "exact")
+    assert simulated.draws == 1000 and exact.draws == 0
+    with pytest.raises(ValueError, match="`method` must not be 'exact'"):
+        certification_sample_size((60, 20, 25, 395), 0.6, method="exact")
+    with pytest.raises(ValueError, match="`method` must be 'monte-carlo' only for F1"):
+        certification_sample_size((60, 20, 25, 395), 0.6, measure="recall",
+                                  method="monte-carlo")

@@ -28,7 +28,8 @@ Data-generating mechanisms
        estimates, the sequential-selection effect of section 6);
     2. not attempted when ``F1(M) <= theta`` (Algorithm 2, line 1);
     3. ``s = certification_sample_size(M, theta, confidence_level=0.95, power=0.93,
-       draws=1000, interval=..., posterior=...)``; not attempted when unreachable (``theta`` at
+       draws=1000, interval=..., posterior=..., method="monte-carlo")`` (the paper's simulated
+       Algorithms 1-2 under either posterior); not attempted when unreachable (``theta`` at
        or above the posterior limit of theta_star);
     4. ``C ~ Multinomial(s, p)``; the replicate passes when the same interval's LOSCI lower
        bound on ``C`` exceeds ``theta``.
@@ -185,7 +186,8 @@ def _certify(counts: IntArray, seeds: IntArray, cells: Array, theta: float, *, i
     for i in np.flatnonzero(_sample_f1(counts) > theta):
         plan = certification_sample_size(
             counts[i].tolist(), theta, confidence_level=confidence_level, power=power,
-            draws=draws, interval=interval, posterior=posterior, rng=int(seeds[i, 0]))
+            draws=draws, interval=interval, posterior=posterior, rng=int(seeds[i, 0]),
+            method="monte-carlo")
         if plan.test_size is not None:
             size[i] = plan.test_size
     passed = np.full(len(counts), math.nan)
@@ -296,7 +298,8 @@ def pass_rate(population: Sequence[float], *, sample_size: int, threshold: float
     r, n, theta = int(sample_size), int(repetitions), float(threshold)
     # the planner's own checks of the other options, whether or not a sample is attempted
     certification_sample_size((0, 0, 0, 1), theta, confidence_level=confidence_level,
-                              power=power, draws=draws, interval=interval, posterior=posterior)
+                              power=power, draws=draws, interval=interval, posterior=posterior,
+                              method="monte-carlo")
     gen = np.random.default_rng(rng)
     counts: IntArray = gen.multinomial(r, cells / cells.sum(), size=n)
     seeds = gen.integers(2**63, size=(n, 2), dtype=np.int64)
