@@ -146,8 +146,11 @@ class CertificationPlan:
     Attributes
     ----------
     test_size : int or None
-        Planned test size: the smallest size whose power reaches ``power`` (the total
-        ``n1 + n0`` in the stratified design); ``None`` when no size does.
+        Planned test size (the total ``n1 + n0`` in the stratified design); ``None`` when no
+        size reaches the power. Exact single-sample plans: the smallest size whose power
+        reaches ``power``. Stratified plans: the allocation's total, its least total found
+        by bisection. Simulated plans: the size Algorithm 2's doubling and bisection find on
+        theta_star (the simulated curve is not monotone, so a smaller size may reach too).
     theta_star : float
         Simulated path: theta_star at ``test_size`` (Algorithm 1); nan on the exact path.
     target, confidence_level, power : float
@@ -858,6 +861,8 @@ def _single_search(problem: Conditional, goal: float, cap: int) -> _Found:
     values = np.clip(problem.curve(limit), 0.0, 1.0)
     reach = values >= goal
     reach[0] = False  # an empty test set certifies nothing
+    if not reach.any():  # the curve's sums round the found size's power just below the goal
+        values[found], reach[found] = max(values[found], problem.power(found)), True
     first = int(np.argmax(reach))
     short = np.flatnonzero(~reach)
     stable = int(short[-1]) + 1 if short[-1] < limit else None
