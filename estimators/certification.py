@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -361,23 +361,18 @@ def _request(measure: Any, design: Any, target: Any, confidence_level: Any, inte
             raise ValueError("`segment_sizes` must be given with design='stratified' (the "
                              "collection's retrieved and unretrieved documents, N1 and N0); "
                              "got None.")
+    elif total is not None and measure in ("recall", "f1"):
+        raise ValueError(f"`population_size` applies to measure={measure!r} only with "
+                         "design='stratified' (the relevant documents' number is unknown, so "
+                         "no exact finite-population bound exists for a simple random "
+                         f"sample); got {check.show(population_size)}.")
     elif total is not None and measure != "accuracy" and sizes is None:
-        if measure in ("recall", "f1"):
-            raise ValueError(f"`population_size` applies to measure={measure!r} only with "
-                             "design='stratified' (the relevant documents' number is unknown, "
-                             "so no exact finite-population bound exists for a simple random "
-                             f"sample); got {check.show(population_size)}.")
         raise ValueError(f"`segment_sizes` must be given with population_size for "
                          f"measure={measure!r} (the segment's size is the bound's "
                          "population); got None.")
     elif total is None and sizes is not None:
         raise ValueError("`segment_sizes` applies to design='stratified' or a finite "
                          "population; got it with design='srs' and population_size=None.")
-    if design == "srs" and total is not None and measure in ("recall", "f1"):
-        raise ValueError(f"`population_size` applies to measure={measure!r} only with "
-                         "design='stratified' (the relevant documents' number is unknown, so "
-                         "no exact finite-population bound exists for a simple random "
-                         f"sample); got {check.show(population_size)}.")
     if total is not None and sizes is not None and sum(sizes) != total:
         raise ValueError(f"`population_size` must equal the documents of `segment_sizes`, "
                          f"{sizes[0]} + {sizes[1]} = {sum(sizes)}; got {total}.")
@@ -799,6 +794,11 @@ def _limit(req: _Request, alpha: Array, goal: float) -> float:
     return 2.0 * value / (1.0 + value) if req.measure == "f1" else value
 
 
+def _beyond(req: _Request, limit: float) -> bool:
+    """Whether the target is at or beyond the limit the power reaches as the test grows."""
+    return req.theta <= limit if req.measure == "elusion" else req.theta >= limit
+
+
 def _doubling(reaches: Callable[[int], bool], start: int, cap: int,
               guess: int | None = None) -> int | None:
     """The least size in ``[start, cap]`` found reaching, by doubling then bisection.
@@ -844,7 +844,6 @@ class _Found:
     achieved: float = math.nan
     curve: PowerCurve | None = None
     reason: str = ""
-    notes: list[str] = field(default_factory=list)
 
 
 def _single_search(problem: Conditional, goal: float, cap: int) -> _Found:
@@ -982,8 +981,7 @@ _SRS_COUNTERPART = {("recall", "segments-clopper-pearson"): "clopper-pearson",
                     ("recall", "delta"): "wald",
                     ("f1", "segments-clopper-pearson"): "jaccard-clopper-pearson",
                     ("f1", "segments-hypergeometric"): "jaccard-clopper-pearson",
-                    ("f1", "delta"): "delta",
-                    ("precision", None): None, ("elusion", None): None}
+                    ("f1", "delta"): "delta"}
 
 
 def certification_sample_size(
@@ -1139,8 +1137,7 @@ def certification_sample_size(
     problem = _problem(req, None, alpha)
     limit = math.nan if req.finite else _limit(req, alpha, goal)
     found = _Found()
-    beyond = (req.theta <= limit) if req.measure == "elusion" else (req.theta >= limit)
-    if not req.finite and beyond:
+    if not req.finite and _beyond(req, limit):
         side = "below" if req.measure == "elusion" else "above"
         found.reason = (f"target {req.theta:g} is at or {side} the limit {limit:.4f} that the "
                         f"power reaches as the test set grows (the measure's posterior "
@@ -1189,8 +1186,7 @@ def _srs_counterpart(counts: tuple[int, int, int, int], req: _Request, goal: flo
     interval = _SRS_COUNTERPART.get((req.measure, req.interval), "clopper-pearson")
     srs = _request(req.measure, "srs", req.theta, req.level, interval, "dirichlet", None, None)
     alpha = _jeffreys(counts)
-    if req.theta >= _limit(srs, alpha, goal) if req.measure != "elusion" else \
-            req.theta <= _limit(srs, alpha, goal):
+    if _beyond(srs, _limit(srs, alpha, goal)):
         return None
     problem = _problem(srs, None, alpha)
     assert isinstance(problem, Conditional)
