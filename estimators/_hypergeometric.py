@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import hypergeom
 
 __all__ = ["TIE", "hypergeometric_bounds", "hypergeometric_lower"]
 
@@ -63,6 +62,9 @@ def hypergeometric_lower(x: NDArray[np.int64], drawn: NDArray[np.int64],
     >>> hypergeometric_lower(np.array([0, 4, 10]), np.array([10] * 3), np.array([20] * 3), 0.05)
     array([ 0,  5, 17])
     """
+    # imported here: scipy.stats takes ~0.3 s to import, which `import estimators` need not pay
+    from scipy.stats import hypergeom
+
     triples, back = np.unique(np.stack([x.ravel(), drawn.ravel(), size.ravel()]), axis=1,
                               return_inverse=True)
     marked, sampled, total = triples

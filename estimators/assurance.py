@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -60,6 +59,9 @@ class CountLaw:
 
     def pmf(self, d: int) -> Array:
         """``P(X = x)`` for ``x = 0..d``."""
+        # imported here: scipy.stats takes ~0.3 s to import, which `import estimators` need not pay
+        from scipy import stats
+
         x = np.arange(d + 1)
         if self.kind == "binomial":
             found: Array = stats.binom.pmf(x, d, self.first)
@@ -90,6 +92,9 @@ class CountLaw:
         in between, which costs a handful of pmf values per ``d`` instead of a sum over
         every count.
         """
+        # imported here: scipy.stats takes ~0.3 s to import, which `import estimators` need not pay
+        from scipy import stats
+
         d = np.arange(k.size)
         if self.kind == "binomial":
             found: Array = stats.binom.sf(k - 1, d, self.first)

@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.stats import hypergeom
 
 from estimators._hypergeometric import hypergeometric_lower
 from estimators._validation import alternative as check_alternative
@@ -585,6 +584,9 @@ class GainTable:
         return start + needed * (size + 1) / (positives + 1)
 
     def _expected_bins_to(self, target: int) -> float:
+        # imported here: scipy.stats takes ~0.3 s to import, which `import estimators` need not pay
+        from scipy.stats import hypergeom
+
         start, size, positives, needed = self._critical_group(target)
         lower_edges = self.bin_edges[:-1]
         # P(X > b) is 1 before the earliest rank X can take and 0 from the latest one on;

@@ -104,7 +104,7 @@ from typing import Any, NamedTuple, Self
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import signal, special, stats
+from scipy import special
 
 from estimators import _validation as check
 from estimators._numeric import upper_normal_quantile
@@ -315,6 +315,9 @@ def _unsampled_positives_posterior(sample: _Sample) -> Array:
     pmf is the exact convolution of the strata's pmfs (``scipy.signal.convolve`` picks direct or
     FFT convolution; the FFT's rounding noise, about 1e-16, is clipped at 0).
     """
+    # imported here: scipy.stats and .signal take ~0.4 s, which `import estimators` need not pay
+    from scipy import signal, stats
+
     pmf = np.ones(1)
     for size, sampled, positives in zip(
         sample.sizes, sample.sampled, sample.positives, strict=True

@@ -4,4 +4,11 @@
 error); ``demo``, ``f1``, ``sample_size``, ``stratified``, ``gain`` and ``study`` are the
 commands; `counts` holds the confusion-matrix options of ``f1`` and ``sample-size``, and
 `progress` the progress display of ``study run``.
+
+Building the parser imports no estimator, engine, report, suite nor numpy: they bring in
+scipy, pandas and matplotlib, most of a second that ``evalcert --help`` need not wait. A
+command module imports them in the functions that run the command ("deferred: see
+studies.cli"), and the choices the parsers show come from `names`. ``f1`` and ``study`` import
+theirs at module level, so their parsers are in `parsers`. ``tests/test_cli_startup.py``
+checks what the parser imports.
 """

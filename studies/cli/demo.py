@@ -6,9 +6,9 @@ import argparse
 import json
 from typing import Any
 
-from estimators import PROPORTION_METHODS, ConfusionMatrix, optimal_threshold
 from studies.cli.args import unit_interval
 from studies.cli.counts import document_count, json_safe, shown, total_counts
+from studies.cli.names import PROPORTION_METHODS
 
 # The sample matrix of the demo: (tp, fp, fn, tn) = (60, 20, 25, 395), an F1 certification
 # setting as in Bagdouri et al. (2013).
@@ -49,6 +49,8 @@ def _proportion_row(estimate: Any, level: float, method: str) -> dict[str, float
 
 def demo_summary(args: argparse.Namespace) -> dict[str, Any]:
     """Everything the demo reports, as plain data (shared by the table and JSON outputs)."""
+    from estimators import ConfusionMatrix, optimal_threshold  # deferred: see studies.cli
+
     tp, fp, fn, tn = total_counts(args)
     cm = ConfusionMatrix.binary(tp=tp, fp=fp, fn=fn, tn=tn)
     level, method = args.confidence_level, args.method

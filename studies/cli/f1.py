@@ -3,52 +3,30 @@
 F1 is undefined when the sample holds no relevant and no retrieved document
 (``tp = fp = fn = 0``): as everywhere in evalcert, no information is not an error; the estimate
 and every bound show as ``undefined`` in the table (null in JSON), and a note says why.
+
+This module runs the command (`handle`); its parser is `studies.cli.parsers.f1`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
-from estimators import F1_METHODS_BY_DESIGN, f1_ci, f1_estimate
-from studies.cli.args import count, draws, unit_interval
-from studies.cli.counts import add_counts, finite, shown, total_counts
+from estimators import f1_ci, f1_estimate
+from studies.cli.counts import finite, shown, total_counts
+from studies.cli.names import F1_SRS_METHODS
 
-__all__ = ["add_command"]
+__all__ = ["handle"]
 
-# The command takes a simple random test sample.
-SRS_METHODS = F1_METHODS_BY_DESIGN["srs"]
 # The methods whose intervals are random (posterior or bootstrap draws).
 MONTE_CARLO = ("beta-posterior", "bootstrap")
 
 
-def add_command(commands: Any) -> None:
-    """Add the ``f1`` subcommand."""
-    f1 = commands.add_parser(
-        "f1", help="F1 of a test sample with its confidence intervals",
-        description="F1 of a simple random test sample with a two-sided interval and the "
-                    "lower one-sided interval (LOSCI) used for certification, by each method "
-                    "of estimators.f1_ci.")
-    add_counts(f1, "test sample")
-    f1.add_argument("--method", choices=SRS_METHODS, action="append",
-                    help="interval method; repeat for several (default: all of "
-                         f"{', '.join(SRS_METHODS)})")
-    f1.add_argument("--confidence-level", type=unit_interval, default=0.95,
-                    help="confidence level of both intervals")
-    f1.add_argument("--draws", type=draws, default=10_000,
-                    help="posterior or bootstrap draws per interval (beta-posterior, "
-                         "bootstrap)")
-    f1.add_argument("--seed", type=count, default=0,
-                    help="seed of the Monte Carlo methods (beta-posterior, bootstrap)")
-    f1.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    f1.set_defaults(handler=_f1)
-
-
-def _f1(args: argparse.Namespace) -> int:
+def handle(args: argparse.Namespace) -> int:
+    """Run ``evalcert f1`` (its parser: `studies.cli.parsers.f1`); the exit status."""
     counts = total_counts(args)
     estimate = f1_estimate(*counts)
-    methods = args.method or list(SRS_METHODS)
+    methods = args.method or list(F1_SRS_METHODS)
     rows = []
     for method in methods:
         options = {"method": method, "confidence_level": args.confidence_level,

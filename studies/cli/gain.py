@@ -37,12 +37,8 @@ import argparse
 import csv
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from numpy.typing import NDArray
-
-from estimators.gain import GainTable, gain_table
 from studies.cli.args import (
     UsageError,
     file_name,
@@ -52,6 +48,12 @@ from studies.cli.args import (
     positive_fraction,
 )
 from studies.cli.counts import finite, shown
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from estimators.gain import GainTable
 
 __all__ = ["add_command", "gain_summary", "read_scores"]
 
@@ -133,6 +135,8 @@ def read_scores(path: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     Read with the standard csv module, which knows the line each record starts on (a quoted
     field may span lines). A record shorter than the header has its last fields empty.
     """
+    import numpy as np  # deferred: see studies.cli
+
     records = _records(path)
     if not records:
         raise UsageError(f"{path}: empty file; the header must name the columns "
@@ -188,6 +192,11 @@ def _bin_rows(table: GainTable) -> list[dict[str, Any]]:
 
 def gain_summary(args: argparse.Namespace) -> dict[str, Any]:
     """Everything the command reports, as plain data (shared by the table and JSON outputs)."""
+    # deferred: see studies.cli
+    import numpy as np
+
+    from estimators.gain import gain_table
+
     cost = args.cost_per_item
     if args.budget and cost is None:
         raise UsageError("--budget needs --cost-per-item (the cost of annotating one item)")

@@ -28,20 +28,8 @@ import re
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-from numpy.typing import NDArray
-
-from estimators import (
-    CERTIFICATION_DESIGNS,
-    CERTIFICATION_MEASURES,
-    LOSCI_METHODS,
-    POSTERIORS,
-    PROPORTION_METHODS,
-    CertificationPlan,
-    certification_sample_size,
-)
 from studies.cli.args import (
     UsageError,
     count,
@@ -51,6 +39,21 @@ from studies.cli.args import (
     unit_interval,
 )
 from studies.cli.counts import add_counts, document_count, finite, shown, total_counts
+from studies.cli.names import (
+    CERTIFICATION_DESIGNS,
+    CERTIFICATION_MEASURES,
+    LOSCI_METHODS,
+    POSTERIORS,
+    PROPORTION_METHODS,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from estimators import CertificationPlan
+
+    Array = NDArray[np.float64]
 
 __all__ = ["add_command", "plan_summary", "power_figure"]
 
@@ -263,6 +266,8 @@ def _sample_size(args: argparse.Namespace) -> int:
     if args.relative_precision is not None and args.max_draws < args.draws:
         raise UsageError(f"`--max-draws` must be at least --draws ({args.draws}) to refine "
                          f"with --relative-precision; got {args.max_draws}.")
+    from estimators import certification_sample_size  # deferred: see studies.cli
+
     population, segments = _population_and_segments(args)
     plot = None if args.plot is None else _svg_path(args.plot)
     try:
@@ -428,8 +433,6 @@ def _reachable_lines(plan: CertificationPlan) -> list[str]:
 
 # --- the figure ----------------------------------------------------------------------------------
 
-Array = NDArray[np.float64]
-
 _RC = {"font.family": "DejaVu Sans", "font.size": 10, "axes.titlesize": 10,
        "axes.labelsize": 10, "xtick.labelsize": 9, "ytick.labelsize": 9, "legend.fontsize": 9,
        "axes.grid": True, "grid.color": "0.9", "svg.fonttype": "none",
@@ -439,6 +442,8 @@ _RC = {"font.family": "DejaVu Sans", "font.size": 10, "axes.titlesize": 10,
 def _thinned(sizes: NDArray[np.int64], power: Array) -> tuple[NDArray[np.int64], Array, bool]:
     """At most `MAX_PLOTTED` points of the curve: each run's least and largest power, in
     order (its envelope); ``True`` when points were dropped."""
+    import numpy as np  # deferred: see studies.cli
+
     if sizes.size <= MAX_PLOTTED:
         return sizes, power, False
     runs = np.array_split(np.arange(sizes.size), MAX_PLOTTED // 2)

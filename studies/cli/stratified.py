@@ -16,11 +16,14 @@ import argparse
 import csv
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from estimators.sampling import STRATIFIED_METHODS, StratifiedEstimate
 from studies.cli.args import UsageError, amount, file_name, unit_interval
 from studies.cli.counts import finite, shown
+from studies.cli.names import STRATIFIED_METHODS
+
+if TYPE_CHECKING:
+    from estimators.sampling import StratifiedEstimate
 
 COLUMNS = ("stratum", "size", "sampled", "positives")
 _COUNT = re.compile(r"[0-9]+")  # ASCII digits only: int() would also take "+3" or "٣"
@@ -75,6 +78,8 @@ def _count(text: str, field: str, where: str) -> int:
 
 def read_strata(path: str) -> StratifiedEstimate:
     """Read and validate the strata CSV; every error names the file, line, stratum and field."""
+    from estimators.sampling import StratifiedEstimate  # deferred: see studies.cli
+
     rows: list[tuple[int, list[str]]] = []
     try:
         with open(path, newline="", encoding="utf-8-sig") as handle:

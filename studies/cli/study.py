@@ -14,6 +14,8 @@ value of a run against a blessed baseline within its Monte Carlo error, exit 1 o
 ``study bless RUN_DIR --reason ...`` makes a finished run the baseline
 (`studies.report.baseline`); ``study run --baseline DIR`` does both the run and the compare,
 and its report shows the comparison.
+
+This module runs the actions (`handle`); their parser is `studies.cli.parsers.study`.
 """
 
 from __future__ import annotations
@@ -24,11 +26,10 @@ import json
 import math
 import shlex
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-from studies.cli.args import count, output_directory, positive_number, unit_interval, workers
 from studies.cli.progress import Progress
 from studies.engine import (
     FAILS,
@@ -45,110 +46,11 @@ from studies.engine.salvage import salvage
 from studies.engine.store import DB_NAME, existing_store
 from studies.report import write_report, write_tables
 from studies.report.baseline import Results, bless, load_results
-from studies.report.compare import FAMILYWISE_ERROR, Comparison, compare
+from studies.report.compare import Comparison, compare
 from studies.suite import STUDY_MODULES, get_study, study_names
 
 EXIT_CLAIM_FAILS = 1
 EXIT_INTERRUPTED = 130
-# Below it, the Bonferroni quantile over a run's values overflows to an infinite k.
-MIN_FAMILYWISE_ERROR = 1e-300
-
-
-def add_command(commands: Any) -> None:
-    """Add the ``study`` subcommand and its actions."""
-    study = commands.add_parser(
-        "study", help="simulation studies: list, run, check, report, compare, bless, status")
-    actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
-    listing = actions.add_parser("list", help="registered studies and their grids")
-    listing.set_defaults(handler=_list)
-
-    runner = actions.add_parser("run", help="run studies, storing each finished cell")
-    runner.add_argument("names", nargs="+", metavar="NAME",
-                        help="registered study name, or 'all', or module:ATTRIBUTE (imports "
-                             "that module, running its top-level code)")
-    runner.add_argument("--grid", default="quick", choices=("quick", "full"),
-                        help="grid of every study: quick (minutes, CI) or full (the study's "
-                             "published numbers)")
-    runner.add_argument("--seed", type=count, default=None,
-                        help="root seed (default: fresh entropy, recorded in the run)")
-    runner.add_argument("--workers", type=workers, default=None,
-                        help="local worker processes (default: number of cores)")
-    runner.add_argument("--scheduler", default=None, metavar="ADDR",
-                        help="Dask scheduler address tcp://HOST:PORT (needs the dask extra)")
-    runner.add_argument("--out", type=output_directory, default=None,
-                        help="run directory (default reports/runs/<UTC time>)")
-    runner.add_argument("--resume", action="store_true",
-                        help="continue the interrupted run in --out, skipping finished cells")
-    runner.add_argument("--method", action="append", default=[], metavar="MODULE:CALLABLE",
-                        help="add a user method to every study (repeatable; the study's module "
-                             "docstring gives the signature); imports MODULE, running its "
-                             "top-level code")
-    runner.add_argument("--baseline", type=Path, default=None, metavar="DIR",
-                        help="compare the run with this baseline (study compare), show the "
-                             "comparison in the report and exit 1 on a regression")
-    runner.set_defaults(handler=_run)
-
-    check = actions.add_parser(
-        "check", help="judge the claims of a stored run again (exit 1 if one fails)")
-    check.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
-    check.set_defaults(handler=_check)
-
-    report = actions.add_parser(
-        "report", help="write the HTML and Markdown report of a stored run (exit 1 if a claim "
-                       "fails)")
-    report.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
-    report.add_argument("--out", type=output_directory, default=None,
-                        help="where to write the report (default: the run directory)")
-    report.set_defaults(handler=_report)
-
-    comparing = actions.add_parser(
-        "compare", help="compare a run with a baseline within Monte Carlo error (exit 1 on a "
-                        "regression)")
-    comparing.add_argument("baseline", type=Path, metavar="BASELINE",
-                           help="a baseline, run or report directory")
-    comparing.add_argument("current", type=Path, metavar="CURRENT",
-                           help="a run or report directory (or another baseline)")
-    comparing.add_argument("--k", type=positive_number, default=None,
-                           help="SE multiple allowed to a Monte Carlo value (default: from "
-                                "--familywise-error)")
-    comparing.add_argument("--familywise-error", type=_familywise_error,
-                           default=FAMILYWISE_ERROR,
-                           help="probability that an unchanged run is flagged somewhere")
-    comparing.add_argument("--strict", action="store_true",
-                           help="fail on any change or addition, improvements included")
-    comparing.add_argument("--json", action="store_true",
-                           help="print the whole comparison as JSON instead of a table")
-    comparing.set_defaults(handler=_compare)
-
-    blessing = actions.add_parser(
-        "bless", help="make a finished run the baseline that compare and CI read")
-    blessing.add_argument("directory", type=Path, metavar="RUN_DIR",
-                          help="a finished run directory (holding run.sqlite)")
-    blessing.add_argument("--reason", required=True,
-                          help="why the results changed (recorded in the manifest)")
-    blessing.add_argument("--out", type=output_directory, default=Path("reports") / "baseline",
-                          help="the baseline directory (replaced as a whole)")
-    blessing.set_defaults(handler=_bless)
-
-    status = actions.add_parser("status", help="progress and metadata of a run directory")
-    status.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
-    status.set_defaults(handler=_status)
-
-    salvaging = actions.add_parser(
-        "salvage", help="copy the readable cells of a damaged run store into a new directory")
-    salvaging.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
-    salvaging.add_argument("--out", type=output_directory, required=True, metavar="NEWDIR",
-                           help="a new or empty directory for the salvaged run (continue it "
-                                "there with study run ... --resume)")
-    salvaging.set_defaults(handler=_salvage)
-
-
-def _familywise_error(text: str) -> float:
-    """argparse type of ``--familywise-error``: in (0, 1), at least `MIN_FAMILYWISE_ERROR`."""
-    value = unit_interval(text)
-    if value < MIN_FAMILYWISE_ERROR:
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_FAMILYWISE_ERROR:g}; got {text}")
-    return value
 
 
 def _loaded(directory: Path, name: str) -> Results:
@@ -363,3 +265,15 @@ def _salvage(args: argparse.Namespace) -> int:
     else:  # a grid built in Python has no command line
         print(f"continue the run with studies.engine.run(..., resume=True, out={args.out!r})")
     return 0
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Run the action ``args.action`` of ``evalcert study``; the exit status."""
+    return ACTIONS[args.action](args)
+
+
+# Each action of the parser (`studies.cli.parsers.study`) and the function that runs it.
+ACTIONS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "list": _list, "run": _run, "check": _check, "report": _report, "compare": _compare,
+    "bless": _bless, "status": _status, "salvage": _salvage,
+}

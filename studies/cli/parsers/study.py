@@ -1,0 +1,111 @@
+"""The parser of ``evalcert study`` and its actions; they run in `studies.cli.study`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from studies.cli.args import count, output_directory, positive_number, unit_interval, workers
+from studies.cli.names import FAMILYWISE_ERROR
+
+__all__ = ["MIN_FAMILYWISE_ERROR", "add_command"]
+
+# Below it, the Bonferroni quantile over a run's values overflows to an infinite k.
+MIN_FAMILYWISE_ERROR = 1e-300
+
+
+def add_command(commands: Any) -> None:
+    """Add the ``study`` subcommand and its actions."""
+    study = commands.add_parser(
+        "study", help="simulation studies: list, run, check, report, compare, bless, status")
+    study.set_defaults(handler=_handle)  # every action: `studies.cli.study.handle` runs it
+    actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
+    actions.add_parser("list", help="registered studies and their grids")
+
+    runner = actions.add_parser("run", help="run studies, storing each finished cell")
+    runner.add_argument("names", nargs="+", metavar="NAME",
+                        help="registered study name, or 'all', or module:ATTRIBUTE (imports "
+                             "that module, running its top-level code)")
+    runner.add_argument("--grid", default="quick", choices=("quick", "full"),
+                        help="grid of every study: quick (minutes, CI) or full (the study's "
+                             "published numbers)")
+    runner.add_argument("--seed", type=count, default=None,
+                        help="root seed (default: fresh entropy, recorded in the run)")
+    runner.add_argument("--workers", type=workers, default=None,
+                        help="local worker processes (default: number of cores)")
+    runner.add_argument("--scheduler", default=None, metavar="ADDR",
+                        help="Dask scheduler address tcp://HOST:PORT (needs the dask extra)")
+    runner.add_argument("--out", type=output_directory, default=None,
+                        help="run directory (default reports/runs/<UTC time>)")
+    runner.add_argument("--resume", action="store_true",
+                        help="continue the interrupted run in --out, skipping finished cells")
+    runner.add_argument("--method", action="append", default=[], metavar="MODULE:CALLABLE",
+                        help="add a user method to every study (repeatable; the study's module "
+                             "docstring gives the signature); imports MODULE, running its "
+                             "top-level code")
+    runner.add_argument("--baseline", type=Path, default=None, metavar="DIR",
+                        help="compare the run with this baseline (study compare), show the "
+                             "comparison in the report and exit 1 on a regression")
+
+    check = actions.add_parser(
+        "check", help="judge the claims of a stored run again (exit 1 if one fails)")
+    check.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
+
+    report = actions.add_parser(
+        "report", help="write the HTML and Markdown report of a stored run (exit 1 if a claim "
+                       "fails)")
+    report.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
+    report.add_argument("--out", type=output_directory, default=None,
+                        help="where to write the report (default: the run directory)")
+
+    comparing = actions.add_parser(
+        "compare", help="compare a run with a baseline within Monte Carlo error (exit 1 on a "
+                        "regression)")
+    comparing.add_argument("baseline", type=Path, metavar="BASELINE",
+                           help="a baseline, run or report directory")
+    comparing.add_argument("current", type=Path, metavar="CURRENT",
+                           help="a run or report directory (or another baseline)")
+    comparing.add_argument("--k", type=positive_number, default=None,
+                           help="SE multiple allowed to a Monte Carlo value (default: from "
+                                "--familywise-error)")
+    comparing.add_argument("--familywise-error", type=_familywise_error,
+                           default=FAMILYWISE_ERROR,
+                           help="probability that an unchanged run is flagged somewhere")
+    comparing.add_argument("--strict", action="store_true",
+                           help="fail on any change or addition, improvements included")
+    comparing.add_argument("--json", action="store_true",
+                           help="print the whole comparison as JSON instead of a table")
+
+    blessing = actions.add_parser(
+        "bless", help="make a finished run the baseline that compare and CI read")
+    blessing.add_argument("directory", type=Path, metavar="RUN_DIR",
+                          help="a finished run directory (holding run.sqlite)")
+    blessing.add_argument("--reason", required=True,
+                          help="why the results changed (recorded in the manifest)")
+    blessing.add_argument("--out", type=output_directory, default=Path("reports") / "baseline",
+                          help="the baseline directory (replaced as a whole)")
+
+    status = actions.add_parser("status", help="progress and metadata of a run directory")
+    status.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
+
+    salvaging = actions.add_parser(
+        "salvage", help="copy the readable cells of a damaged run store into a new directory")
+    salvaging.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
+    salvaging.add_argument("--out", type=output_directory, required=True, metavar="NEWDIR",
+                           help="a new or empty directory for the salvaged run (continue it "
+                                "there with study run ... --resume)")
+
+
+def _familywise_error(text: str) -> float:
+    """argparse type of ``--familywise-error``: in (0, 1), at least `MIN_FAMILYWISE_ERROR`."""
+    value = unit_interval(text)
+    if value < MIN_FAMILYWISE_ERROR:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_FAMILYWISE_ERROR:g}; got {text}")
+    return value
+
+
+def _handle(args: argparse.Namespace) -> int:
+    from studies.cli import study  # deferred: see studies.cli.parsers
+
+    return study.handle(args)
