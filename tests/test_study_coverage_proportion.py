@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from estimators import PROPORTION_METHODS, proportion_ci
 from studies.engine import StudyResult, run
@@ -18,6 +19,7 @@ from studies.suite.coverage_proportion import (
     ALTERNATIVES,
     LEVELS,
     exact_coverage,
+    interval_methods,
     select,
     summarise,
     wrap_method,
@@ -211,3 +213,59 @@ def test_full_grid_runs_ours_and_the_vectorised_peers():
     assert methods[:len(PROPORTION_METHODS)] == list(PROPORTION_METHODS)
     assert not any(m.startswith("scipy:") for m in methods)
     assert set(STUDY.methods) - set(methods) == {m for m in STUDY.methods if "scipy:" in m}
+
+
+def _zigzag(successes, trials, *, confidence_level, alternative):
+    """Bounds that fall back and forth with the count: coverage must be summed count by count."""
+    centre = successes / trials - 0.2 * (successes % 2)
+    half = 0.5 * (1.0 - confidence_level) + 0.1
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def _landing_points(ns):
+    """Values of p on which some method's bound lands exactly (bound equal to the truth)."""
+    found = {0.0, 1.0}
+    for n in ns:
+        for method in ("clopper-pearson", "wilson", "wald", "mid-p", _zigzag):
+            ci = method if callable(method) else functools.partial(proportion_ci, method=method)
+            low, high = ci(np.arange(n + 1), n, confidence_level=0.95, alternative="two-sided")
+            found |= {float(low[n // 2]), float(high[min(1, n)])}
+    return sorted(found)
+
+
+def test_coverage_by_runs_equals_the_sum_over_counts():
+    # The engine finds each method's covering counts as runs (binary search on the bounds)
+    # and takes differences of cumulative probabilities; the reference sums scipy's binomial
+    # pmf count by count with the same `low <= p <= high`. A bound equal to p must cover.
+    ns = [1, 2, 3, 7, 25, 60, 150]  # 150: the zigzag bounds change direction > MAX_RUNS times
+    points = sorted({0.0, 1e-9, 0.0005, 0.02, 0.5, 0.9995, 1 - 1e-9, 1.0,
+                     *_landing_points(ns)})
+    grid = Grid({"n": ns, "p": points, "confidence_level": list(LEVELS),
+                 "alternative": list(ALTERNATIVES)}, n_replicates=2)
+    methods = {**STUDY.methods, "zigzag": wrap_method(_zigzag)}
+    study = dataclasses.replace(STUDY, methods=methods)
+    frame = _run(study, grid).to_frame().set_index(
+        ["n", "confidence_level", "alternative", "method", "measure", "p"]).sort_index()["value"]
+    calls = {**interval_methods(), "zigzag": _zigzag}
+    landed = 0
+    checked = 0
+    for n in ns:
+        x = np.arange(n + 1)
+        p = np.array(points)[:, None]
+        pmf = stats.binom.pmf(x, n, p)
+        for level in LEVELS:
+            for side in ALTERNATIVES:
+                for name, ci in calls.items():
+                    low, high = (np.asarray(b, dtype=np.float64) for b in ci(
+                        x, n, confidence_level=level, alternative=side))
+                    inside = (low <= p) & (p <= high)
+                    landed += int(np.count_nonzero(inside & ((low == p) | (high == p))))
+                    expected = {"coverage": np.sum(pmf * inside, axis=1),
+                                "width": pmf @ (high - low)}
+                    for measure, values in expected.items():
+                        got = frame.loc[(n, level, side, name, measure)].loc[points]
+                        np.testing.assert_allclose(got.to_numpy(), values, rtol=0, atol=EXACT,
+                                                   err_msg=f"{name} n={n} {level} {side}")
+                        checked += len(points)
+    assert checked == 2 * len(ns) * len(points) * len(LEVELS) * len(ALTERNATIVES) * len(calls)
+    assert landed >= 100  # bounds equal to p, covering, are part of what was compared

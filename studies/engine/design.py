@@ -236,11 +236,17 @@ class Study:
     parameter_space : tuple of float
         Bounds any interval must stay within.
     pack_groups : bool
-        Exact path: store each group (cells agreeing on ``estimates_depend_on``) as one row of
-        arrays, one value per cell and measure, instead of a row per cell; resume then skips
-        finished groups. For grids of millions of cells, which a row per cell (about 4 kB)
-        would turn into tens of gigabytes. Packed studies write their ``summary`` table
-        instead of a per-cell one.
+        Exact path: store each group (cells agreeing on ``estimates_depend_on``, or on
+        `packed_by` when the study has ``method_parameters``) as one row of arrays, one value
+        per cell and measure, instead of a row per cell; resume then skips finished groups.
+        For grids of millions of cells, which a row per cell (about 4 kB) would turn into tens
+        of gigabytes. Packed studies write their ``summary`` table instead of a per-cell one.
+    method_parameters : tuple of str
+        Packed exact path: the parameters among ``estimates_depend_on`` that only the methods
+        read (an interval's confidence level and side), never ``enumerate_outcomes`` nor
+        ``truth``. Cells that differ only in them share their outcomes and probabilities, so a
+        packed group spans every combination of them: its outcomes are enumerated once and
+        each method runs once per combination. Empty (default): none.
     claims : tuple of Claim
         The findings that must hold on every run (`studies.engine.claims`), each judged
         HOLDS, FAILS or NOT RUN when the run ends.
@@ -266,6 +272,7 @@ class Study:
     applies: Callable[[str, Params], bool] | None = None
     parameter_space: tuple[float, float] = field(default=(-math.inf, math.inf))
     pack_groups: bool = False
+    method_parameters: tuple[str, ...] = ()
     claims: tuple[Claim, ...] = ()
     figures: tuple[Figure, ...] = ()
     summary: Callable[[Any], Sequence[Mapping[str, Any]]] | None = None
@@ -282,6 +289,12 @@ class Study:
                              "got None.")
         if self.pack_groups and self.estimates_depend_on is None:
             raise ValueError("`pack_groups` needs `estimates_depend_on` (the groups); got None.")
+        if self.method_parameters and not (
+                self.pack_groups and set(self.method_parameters) <= set(
+                    self.estimates_depend_on or ())):
+            raise ValueError(f"`method_parameters` must name parameters of "
+                             f"`estimates_depend_on` of a study with `pack_groups`; got "
+                             f"{self.method_parameters!r}.")
         for name, grid in self.grids.items():
             self.check_grid(grid, name)
         # A claim's methods and measure are not checked here: a grid or a copy of the study may
@@ -304,6 +317,13 @@ class Study:
         if repeated:
             raise ValueError(f"`claims` of study {self.name!r} must have distinct names; got "
                              f"{repeated} more than once.")
+
+    @property
+    def packed_by(self) -> tuple[str, ...]:
+        """The parameters a packed group's cells share: `estimates_depend_on` without the
+        `method_parameters`."""
+        return tuple(k for k in self.estimates_depend_on or ()
+                     if k not in self.method_parameters)
 
     def check_grid(self, grid: Grid, name: str = "given") -> None:
         """ValueError unless every name in `estimates_depend_on` is a parameter of ``grid``.

@@ -72,7 +72,14 @@ operating characteristics, ``S`` is its true standard deviation and every MCSE i
 `exact_performance` computes the exact path for many cells at once when they share their
 outcomes and estimates and differ only in the outcome probabilities and the true value (e.g.
 binomial cells of one ``n`` and several ``p``): each measure is then a probability matrix
-(cells x outcomes) applied to per-outcome values.
+(cells x outcomes) applied to per-outcome values. Coverage needs no pass over that matrix when
+the outcomes are ordered so that both interval ends are non-decreasing along them (a count
+``x = 0..n`` and any interval whose ends grow with ``x``): the outcomes whose interval holds
+``theta`` are then one run ``a..b`` of them, found by binary search on the bounds, and the
+coverage is ``F(b) - F(a - 1)`` from the cells' cumulative probabilities (`OutcomeLaw`). This
+is checked, never assumed, for every method: the outcomes are split into the maximal runs
+along which both ends are non-decreasing, each run adds one such difference, and a method
+whose ends change direction more often than `MAX_RUNS` times is summed outcome by outcome.
 
 References
 ----------
@@ -87,6 +94,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -95,8 +103,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MEASURES", "Estimates", "Measure", "Performance", "exact_cells", "exact_measures",
-           "exact_performance", "performance"]
+__all__ = ["MAX_RUNS", "MEASURES", "Estimates", "Measure", "OutcomeLaw", "Performance",
+           "exact_cells", "exact_measures", "exact_performance", "performance"]
 
 Array = NDArray[np.float64]
 
@@ -134,6 +142,11 @@ FIELDS: tuple[str, ...] = ("estimate", "se", "low", "high", "reject", "size", "c
 _SIZE_QUANTILES: dict[str, float] = {"lower_quartile_size": 0.25, "median_size": 0.5,
                                      "upper_quartile_size": 0.75}
 _Z95 = 1.959963984540054
+# Above this many monotone runs of an interval's ends, coverage is summed outcome by outcome:
+# each run costs a binary search per cell in Python, the dense sum one pass over the matrix.
+MAX_RUNS = 64
+# The longest dot product `_row_means` hands to BLAS at once (see there).
+_DOT_BLOCK = 4096
 
 
 @dataclass(frozen=True)
@@ -505,11 +518,21 @@ def performance(
 def _row_means(probability: Array, x: NDArray[Any]) -> Array:
     """Each cell's expectation of ``x`` (per outcome, or per cell and outcome).
 
-    An elementwise product summed along rows, not a matrix product: a cell's value then does
-    not depend on which other cells share the matrix nor on BLAS threads (either would change
-    the last bit).
+    Per outcome: BLAS dot products along each row over blocks of `_DOT_BLOCK` outcomes,
+    added block by block in order. A cell's value then depends neither on which other cells
+    share the matrix nor on the number of BLAS threads (OpenBLAS splits a dot product over
+    threads only above 10,000 terms; a matrix-vector product blocks rows together, so a
+    row's last bit would depend on the rows beside it). Per cell and outcome: an elementwise
+    product summed along rows.
     """
-    means: Array = np.sum(probability * x, axis=1)
+    if np.ndim(x) != 1:
+        summed: Array = np.sum(probability * x, axis=1)
+        return summed
+    values = np.asarray(x, dtype=np.float64)
+    means: Array = np.vecdot(probability[:, :_DOT_BLOCK], values[:_DOT_BLOCK])
+    for start in range(_DOT_BLOCK, values.size, _DOT_BLOCK):
+        stop = start + _DOT_BLOCK
+        means += np.vecdot(probability[:, start:stop], values[start:stop])
     return means
 
 
@@ -526,9 +549,10 @@ def _exact_estimate_values(t: Array, t_bar: Array, theta: Array, prob: Array
     }
 
 
-def _exact_values(est: Estimates, theta: Array, prob: Array) -> dict[str, Array]:
+def _exact_values(est: Estimates, theta: Array, law: OutcomeLaw) -> dict[str, Array]:
     """Every measure the present fields allow, per cell (the exact-path formulas of Table 6)."""
     found: dict[str, Array] = {}
+    prob = law.matrix
     t_bar = None
     if est.estimate is not None:
         t_bar = _row_means(prob, est.estimate)
@@ -541,12 +565,13 @@ def _exact_values(est: Estimates, theta: Array, prob: Array) -> dict[str, Array]
                                  found["model_se"] / found["empirical_se"], math.nan)
             found["model_se_error"] = ratio - 1.0
     if est.low is not None and est.high is not None:
-        inside = (est.low <= theta[:, None]) & (theta[:, None] <= est.high)
-        found["coverage"] = _row_means(prob, inside)
-        found["width"] = _row_means(prob, est.high - est.low)
+        low = np.asarray(est.low, dtype=np.float64)
+        high = np.asarray(est.high, dtype=np.float64)
+        runs = _monotone_runs(low, high)
+        found["coverage"] = _coverage(low, high, theta, law, runs)
+        found["width"] = _row_means(prob, high - low)
         if t_bar is not None:
-            found["be_coverage"] = _row_means(
-                prob, (est.low <= t_bar[:, None]) & (t_bar[:, None] <= est.high))
+            found["be_coverage"] = _coverage(low, high, t_bar, law, runs)
     if est.reject is not None:
         reject = np.asarray(est.reject, dtype=np.float64)
         made = ~np.isnan(reject)
@@ -599,17 +624,95 @@ def _exact_size_values(size: Array, prob: Array) -> dict[str, Array]:
     return {name: np.asarray(values, dtype=np.float64) for name, values in found.items()}
 
 
-def _probability_matrix(probability: Any, cells: int, size: int) -> Array:
-    p = np.asarray(probability, dtype=np.float64)
-    if p.shape != (cells, size) or (p < 0).any():
-        raise ValueError(
-            f"`probability` must be a non-negative ({cells}, {size}) matrix; got shape {p.shape}.")
-    sums = p.sum(axis=1)
-    if not np.allclose(sums, 1.0, rtol=0.0, atol=1e-9):
-        raise ValueError(f"`probability` rows must sum to 1; got sums from {sums.min()!r} to "
-                         f"{sums.max()!r}.")
-    normalised: Array = p / sums[:, None]
-    return normalised
+class OutcomeLaw:
+    """The outcome probabilities of cells that share their outcomes, checked once.
+
+    Every method of a group of cells is measured against the same matrix: it is validated and
+    normalised once, and its cumulative sums (for coverage by runs) are computed on first use
+    and shared.
+
+    Parameters
+    ----------
+    probability : array_like of float, shape (cells, outcomes)
+        Row ``i``: the probability of each outcome in cell ``i`` (non-negative, summing to 1
+        within 1e-9; rescaled to sum to 1).
+
+    Raises
+    ------
+    ValueError
+        If ``probability`` is not a non-negative matrix whose rows sum to 1.
+    """
+
+    def __init__(self, probability: Any) -> None:
+        p = np.asarray(probability, dtype=np.float64)
+        if p.ndim != 2 or (p < 0).any():
+            raise ValueError(f"`probability` must be a non-negative matrix (cells x outcomes); "
+                             f"got shape {p.shape}.")
+        sums = p.sum(axis=1)
+        if not np.allclose(sums, 1.0, rtol=0.0, atol=1e-9):
+            raise ValueError(f"`probability` rows must sum to 1; got sums from {sums.min()!r} "
+                             f"to {sums.max()!r}.")
+        self.matrix: Array = p / sums[:, None]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(cells, outcomes)``."""
+        rows, columns = self.matrix.shape
+        return rows, columns
+
+    @functools.cached_property
+    def cumulative(self) -> Array:
+        """``(cells, outcomes + 1)``: column ``j`` is the probability of outcomes ``0..j-1``."""
+        found = np.zeros((self.matrix.shape[0], self.matrix.shape[1] + 1))
+        np.cumsum(self.matrix, axis=1, out=found[:, 1:])
+        return found
+
+
+def _law(probability: Any, cells: int, size: int) -> OutcomeLaw:
+    law = probability if isinstance(probability, OutcomeLaw) else OutcomeLaw(probability)
+    if law.shape != (cells, size):
+        raise ValueError(f"`probability` must be a non-negative ({cells}, {size}) matrix; got "
+                         f"shape {law.shape}.")
+    return law
+
+
+def _monotone_runs(low: Array, high: Array) -> list[tuple[int, int]] | None:
+    """The maximal runs ``[start, stop)`` of outcomes along which both ends are non-decreasing.
+
+    Outcomes with an undefined end (nan: never covering) belong to no run. None when there
+    are more than `MAX_RUNS` runs: coverage is then summed outcome by outcome.
+    """
+    defined = ~(np.isnan(low) | np.isnan(high))
+    rising = (low[1:] >= low[:-1]) & (high[1:] >= high[:-1])  # False next to a nan
+    starts = np.flatnonzero(defined & np.concatenate([[True], ~rising]))
+    if starts.size > MAX_RUNS:
+        return None
+    stops = np.flatnonzero(defined & np.concatenate([~rising, [True]])) + 1
+    return list(zip(starts.tolist(), stops.tolist(), strict=True))
+
+
+def _coverage(low: Array, high: Array, theta: Array, law: OutcomeLaw,
+              runs: list[tuple[int, int]] | None) -> Array:
+    """Each cell's probability that ``low <= theta <= high`` (cell ``i``: ``theta[i]``).
+
+    Along a run where both ends are non-decreasing, ``low(x) <= theta`` holds for the
+    outcomes up to some ``b`` and ``theta <= high(x)`` from some ``a`` on, so the covering
+    outcomes are ``a..b`` and their probability is a difference of cumulative sums: two
+    binary searches and two look-ups per cell and run instead of a pass over every outcome.
+    A bound equal to ``theta`` covers, as in the sum outcome by outcome.
+    """
+    if runs is None:
+        inside = (low <= theta[:, None]) & (theta[:, None] <= high)
+        return _row_means(law.matrix, inside)
+    cumulative = law.cumulative
+    rows = np.arange(theta.size)
+    total = np.zeros(theta.size)
+    for start, stop in runs:
+        last = start + np.searchsorted(low[start:stop], theta, side="right")  # low <= theta
+        first = start + np.searchsorted(high[start:stop], theta, side="left")  # high >= theta
+        first = np.minimum(first, last)
+        total += cumulative[rows, last] - cumulative[rows, first]
+    return total
 
 
 def exact_performance(
@@ -632,8 +735,9 @@ def exact_performance(
         The method's output for every enumerated outcome (``k`` rows).
     true_values : array_like of float, shape (cells,)
         The estimand in each cell.
-    probability : array_like of float, shape (cells, k)
-        Row ``i``: the probability of each outcome in cell ``i`` (summing to 1).
+    probability : array_like of float, shape (cells, k), or OutcomeLaw
+        Row ``i``: the probability of each outcome in cell ``i`` (summing to 1); an
+        `OutcomeLaw` when several methods share it (checked and summed once).
     measures : iterable of str
         Which measures to compute (those whose inputs are missing are skipped).
 
@@ -706,6 +810,6 @@ def exact_measures(
     theta = np.asarray(true_values, dtype=np.float64)
     if theta.ndim != 1:
         raise ValueError(f"`true_values` must be 1-d; got shape {theta.shape}.")
-    prob = _probability_matrix(probability, theta.size, next(iter(arrays.values())).shape[0])
-    found = _exact_values(Estimates(**arrays), theta, prob)
+    law = _law(probability, theta.size, next(iter(arrays.values())).shape[0])
+    found = _exact_values(Estimates(**arrays), theta, law)
     return {name: found[name] for name in MEASURES if name in wanted and name in found}

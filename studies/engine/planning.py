@@ -75,7 +75,7 @@ def plan_packed(study: Study, grid: Grid, methods: tuple[str, ...],
     A group's key is `studies.engine.seeding.cell_key` of its shared values; its cells' grid
     positions follow from the product structure of the grid.
     """
-    shared_names = list(study.estimates_depend_on or ())
+    shared_names = list(study.packed_by)
     names = list(grid.parameters)
     shape = [len(values) for values in grid.parameters.values()]
     axes = {k: list(v) for k, v in grid.parameters.items() if k not in shared_names}

@@ -27,6 +27,7 @@ summarise in the same way.
 from __future__ import annotations
 
 import io
+import itertools
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from studies.engine.design import Method, Sample, Study
 from studies.engine.loading import load_object
 from studies.engine.performance import (
     Estimates,
+    OutcomeLaw,
     Performance,
     exact_measures,
     exact_performance,
@@ -230,7 +232,8 @@ def run_group(task: GroupTask) -> tuple[CellResult, ...]:
     sample = study.enumerate_outcomes(cells)
     estimates, errors = _analyse(study, task.methods, sample, cells[0])
     truths = [study.truth(params) for params in cells]
-    perf = {name: exact_performance(est, truths, sample.probability, measures=study.measures)
+    law = OutcomeLaw(sample.probability)
+    perf = {name: exact_performance(est, truths, law, measures=study.measures)
             for name, est in estimates.items()}
     seconds = (time.perf_counter() - start) / len(cells)
     return tuple(
@@ -242,16 +245,39 @@ def run_group(task: GroupTask) -> tuple[CellResult, ...]:
 
 
 def run_packed(task: PackedTask) -> PackedGroup:
-    """Run a packed group: like `run_group`, keeping each measure as an array over cells."""
+    """Run a packed group: like `run_group`, keeping each measure as an array over cells.
+
+    With `Study.method_parameters` the group spans every combination of them: the outcomes
+    of its distinct data cells are enumerated once, and every method runs once per
+    combination against the same `OutcomeLaw`.
+    """
     start = time.perf_counter()
     study = task.study
-    cells = task.cell_params()
+    varied = [k for k in study.method_parameters if k in task.axes]
+    data_axes = {k: v for k, v in task.axes.items() if k not in varied}
+    cells = cell_params(task.shared, data_axes)
     assert study.enumerate_outcomes is not None  # checked when the run is planned
     sample = study.enumerate_outcomes(cells)
-    estimates, errors = _analyse(study, task.methods, sample, cells[0])
     truths = [study.truth(params) for params in cells]
-    values = {name: exact_measures(est, truths, sample.probability, measures=study.measures)
-              for name, est in estimates.items()}
+    law = OutcomeLaw(sample.probability)
+    # each cell's index along every axis, in the group's (grid) order
+    index = np.indices([len(v) for v in task.axes.values()]).reshape(len(task.axes), -1)
+    names = list(task.axes)
+    values: dict[str, dict[str, NDArray[np.float64]]] = {}
+    errors: dict[str, str] = {}
+    for combination in itertools.product(*(range(len(task.axes[k])) for k in varied)):
+        chosen = {k: task.axes[k][i] for k, i in zip(varied, combination, strict=True)}
+        # the cells of this combination, in grid order: the data cells' order
+        rows = np.flatnonzero(np.all([index[names.index(k)] == i for k, i in zip(
+            varied, combination, strict=True)], axis=0)) if varied else np.arange(len(cells))
+        estimates, failed = _analyse(study, task.methods, sample, {**cells[0], **chosen})
+        for name, message in failed.items():
+            errors.setdefault(name, message)
+        for name, est in estimates.items():
+            found = exact_measures(est, truths, law, measures=study.measures)
+            target = values.setdefault(name, {})
+            for measure, array in found.items():
+                target.setdefault(measure, np.full(task.positions.size, np.nan))[rows] = array
     return PackedGroup(study=study.name, key=task.key, shared=dict(task.shared),
                        axes={k: list(v) for k, v in task.axes.items()},
                        positions=task.positions, values=values, errors=errors,

@@ -64,17 +64,24 @@ def enumerate_outcomes(cells: Sequence[Params]) -> Sample:
     """Every count ``0..n`` with its binomial probability in each cell (cells of one ``n``).
 
     The probabilities are computed in log space, ``log C(n, x) + x log p + (n - x) log(1 - p)``,
-    for the whole (cells x outcomes) matrix at once: 7x faster than ``scipy.stats.binom.pmf``
-    (Boost) and within 2e-13 of it for ``n <= 1000`` (7e-13 at ``n = 5000``) in any sum of
-    probabilities, such as a coverage.
+    for the whole (cells x outcomes) matrix at once, with the two logarithms taken once per
+    cell (outer products): 10x faster than ``scipy.stats.binom.pmf`` (Boost) and within 2e-13
+    of it for ``n <= 1000`` (1.4e-12 at ``n = 5000``) in any sum of probabilities, such as a
+    coverage, once the engine has rescaled each row to sum to 1.
     """
     n = int(cells[0]["n"])
     x = np.arange(n + 1)
-    p = np.array([float(params["p"]) for params in cells])[:, None]
+    p = np.array([float(params["p"]) for params in cells])
     log_choose = special.gammaln(n + 1) - special.gammaln(x + 1) - special.gammaln(n - x + 1)
-    probability = np.exp(log_choose + special.xlogy(x, p) + special.xlog1py(n - x, -p))
-    return Sample(data=x, size=n + 1,
-                  probability=probability / probability.sum(axis=1, keepdims=True))
+    with np.errstate(divide="ignore", invalid="ignore"):  # p = 0 or 1: log 0 = -inf
+        successes = np.multiply.outer(np.log(p), x)
+        failures = np.multiply.outer(np.log1p(-p), n - x)
+    successes[:, 0] = 0.0  # 0 log 0 = 0: x = 0 has probability (1 - p)^n, also at p = 0
+    failures[:, n] = 0.0
+    log_probability = successes
+    log_probability += failures
+    log_probability += log_choose
+    return Sample(data=x, size=n + 1, probability=np.exp(log_probability, out=log_probability))
 
 
 def _analyse(ci: Callable[..., Any], successes: Any, params: Params) -> Estimates:

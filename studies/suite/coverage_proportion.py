@@ -482,6 +482,7 @@ STUDY = Study(
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
     pack_groups=True,
+    method_parameters=("confidence_level", "alternative"),
     summary=summary_table,
     claims=CLAIMS,
     figures=FIGURES,
