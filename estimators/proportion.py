@@ -83,17 +83,20 @@ Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 # A lower-bound kernel: (successes, trials, tail probability) -> lower bounds; its value at
 # x = 0 is ignored (the bound is exactly 0 there for every method).
-LowerBound = Callable[[Array, Array, float], Array]
-# A symmetric kernel: (successes, trials, normal quantile) -> (centre, half-width).
-CentreHalf = Callable[[Array, Array, float], tuple[Array, Array]]
+LowerBound = Callable[[IntArray, IntArray, float], Array]
+# A symmetric kernel: (successes, trials, normal quantile) -> (centre - half-width,
+# centre + half-width), unclipped.
+Symmetric = Callable[[IntArray, IntArray, float], tuple[Array, Array]]
 
 
-# The centre/half-width kernels work in place on fresh arrays: at 10^6 intervals the cost of
-# allocating temporaries (page faults) is comparable to the arithmetic itself.
+# The kernels take the int64 counts as they are: a ufunc converts them to float64 block by
+# block (exactly, below 2**53), where a converted copy would be one more array. The symmetric
+# kernels work in place on three fresh arrays: at 10^6 intervals, allocating an array (page
+# faults) costs more than a pass of arithmetic over it.
 
 
-def _wald(x: Array, n: Array, z: float) -> tuple[Array, Array]:
-    """Wald interval ``p +- z sqrt(p (1 - p) / n)`` as (centre, half-width).
+def _wald(x: IntArray, n: IntArray, z: float) -> tuple[Array, Array]:
+    """Wald interval ``p +- z sqrt(p (1 - p) / n)``.
 
     [BCD2001] section 2.1, eq. (1). Clipped to [0, 1]; degenerate (zero width) at x = 0 and
     x = n.
@@ -104,11 +107,11 @@ def _wald(x: Array, n: Array, z: float) -> tuple[Array, Array]:
     half /= n
     np.sqrt(half, out=half)
     half *= z
-    return p, half
+    return p - half, np.add(p, half, out=half)
 
 
-def _wilson(x: Array, n: Array, z: float) -> tuple[Array, Array]:
-    """Wilson score interval as (centre, half-width), [BCD2001] section 4.1.1, eq. (4).
+def _wilson(x: IntArray, n: IntArray, z: float) -> tuple[Array, Array]:
+    """Wilson score interval, [BCD2001] section 4.1.1, eq. (4).
 
     ``(x + z^2/2) / (n + z^2) +- z / (n + z^2) * sqrt(x (n - x) / n + z^2 / 4)``, which is BCD's
     ``z sqrt(n) / (n + z^2) sqrt(p q + z^2 / (4 n))`` with fewer operations. Inside [0, 1]
@@ -118,18 +121,18 @@ def _wilson(x: Array, n: Array, z: float) -> tuple[Array, Array]:
     denominator = n + z2
     centre = x + z2 / 2.0
     centre /= denominator
-    half = n - x
+    half = np.subtract(n, x, dtype=np.float64)  # float: divided in place below
     half *= x
     half /= n
     half += z2 / 4.0
     np.sqrt(half, out=half)
     half *= z
     half /= denominator
-    return centre, half
+    return np.subtract(centre, half, out=denominator), np.add(centre, half, out=half)
 
 
-def _agresti_coull(x: Array, n: Array, z: float) -> tuple[Array, Array]:
-    """Agresti-Coull interval as (centre, half-width), [BCD2001] section 4.1.3, eq. (5); [AC1998].
+def _agresti_coull(x: IntArray, n: IntArray, z: float) -> tuple[Array, Array]:
+    """Agresti-Coull interval, [BCD2001] section 4.1.3, eq. (5); [AC1998].
 
     ``p~ +- z sqrt(p~ (1 - p~) / n~)`` with ``n~ = n + z^2`` and ``p~ = (x + z^2/2) / n~``,
     clipped to [0, 1] as statsmodels does.
@@ -142,10 +145,10 @@ def _agresti_coull(x: Array, n: Array, z: float) -> tuple[Array, Array]:
     half /= n_tilde
     np.sqrt(half, out=half)
     half *= z
-    return p_tilde, half
+    return np.subtract(p_tilde, half, out=n_tilde), np.add(p_tilde, half, out=half)
 
 
-def _wilson_cc_lower(x: Array, n: Array, tail: float) -> Array:
+def _wilson_cc_lower(x: IntArray, n: IntArray, tail: float) -> Array:
     """Wilson score lower bound with continuity correction, [N1998] method 4.
 
     ``L = (2 n p + z^2 - 1 - z sqrt(z^2 - 2 - 1/n + 4 p (n q + 1))) / (2 (n + z^2))``
@@ -159,19 +162,7 @@ def _wilson_cc_lower(x: Array, n: Array, tail: float) -> Array:
     return (2.0 * x + z * z - 1.0 - z * np.sqrt(radicand)) / (2.0 * (n + z * z))
 
 
-def _agresti_coull_lower(x: IntArray, n: IntArray, tail: float) -> Array:
-    """Agresti-Coull lower bound, [BCD2001] section 4.1.3, eq. (5); [AC1998].
-
-    ``p~ - z sqrt(p~ (1 - p~) / n~)`` with ``n~ = n + z^2`` and ``p~ = (x + z^2/2) / n~``,
-    clipped at 0 (as statsmodels does); the clip makes it exactly 0 at x = 0.
-    """
-    z = upper_normal_quantile(tail)
-    n_tilde = n + z * z
-    p_tilde = (x + z * z / 2.0) / n_tilde
-    return np.maximum(p_tilde - z * np.sqrt(p_tilde * (1.0 - p_tilde) / n_tilde), 0.0)
-
-
-def _clopper_pearson_lower(x: Array, n: Array, tail: float) -> Array:
+def _clopper_pearson_lower(x: IntArray, n: IntArray, tail: float) -> Array:
     """Clopper-Pearson lower bound, the ``tail`` quantile of Beta(x, n - x + 1).
 
     [BCD2001] section 4.2.1, eq. (6). Exactly 0 at x = 0.
@@ -180,7 +171,7 @@ def _clopper_pearson_lower(x: Array, n: Array, tail: float) -> Array:
     return bound
 
 
-def _jeffreys_lower(x: Array, n: Array, tail: float) -> Array:
+def _jeffreys_lower(x: IntArray, n: IntArray, tail: float) -> Array:
     """Jeffreys lower bound, the ``tail`` quantile of Beta(x + 1/2, n - x + 1/2).
 
     [BCD2001] section 4.1.2: the posterior under the Jeffreys prior Beta(1/2, 1/2), with the
@@ -190,7 +181,7 @@ def _jeffreys_lower(x: Array, n: Array, tail: float) -> Array:
     return bound
 
 
-def _mid_p_excess(p: Array, x: Array, n: Array, tail: float) -> Array:
+def _mid_p_excess(p: Array, x: IntArray, n: IntArray, tail: float) -> Array:
     """``P(X > x) + P(X = x) / 2 - tail`` for X ~ Binomial(n, p), increasing in p.
 
     ``P(X >= x) = I_p(x, n - x + 1)`` and ``P(X > x) = I_p(x + 1, n - x)`` (0 when x = n).
@@ -200,7 +191,7 @@ def _mid_p_excess(p: Array, x: Array, n: Array, tail: float) -> Array:
     return 0.5 * (at_least + above) - tail
 
 
-def _mid_p_lower(x: Array, n: Array, tail: float) -> Array:
+def _mid_p_lower(x: IntArray, n: IntArray, tail: float) -> Array:
     """Mid-p lower bound: the p solving ``P(X > x) + P(X = x) / 2 = tail``.
 
     Lancaster's mid-p inversion of the exact test ([AG2007]; [BCD2001] section 4.2).
@@ -230,7 +221,7 @@ def _mid_p_lower(x: Array, n: Array, tail: float) -> Array:
 
 
 # Methods of the form centre +- half-width, computed for both bounds in one pass.
-_CENTRE_HALF: dict[str, CentreHalf] = {
+_SYMMETRIC: dict[str, Symmetric] = {
     "wald": _wald,
     "wilson": _wilson,
     "agresti-coull": _agresti_coull,
@@ -252,8 +243,30 @@ PROPORTION_METHODS: tuple[str, ...] = (
 FINITE_PROPORTION_METHODS: tuple[str, ...] = ("hypergeometric",)
 
 
+def _valid_integer_counts(successes: Any, trials: Any) -> tuple[IntArray, IntArray] | None:
+    """``successes`` and ``trials`` as broadcast int64 arrays if they are valid integer counts.
+
+    None when either is not an array of signed integers (or is empty) or fails a check; the
+    general path then names the offence. Three reductions replace the boolean array that
+    each of its checks allocates, which at 10^6 counts costs more than the test itself.
+    """
+    try:
+        x, n = np.broadcast_arrays(np.asarray(successes), np.asarray(trials))
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if x.dtype.kind != "i" or n.dtype.kind != "i" or x.size == 0:
+        return None
+    # x >= 0 and x <= n imply n >= 0; n <= MAX_COUNT implies x <= MAX_COUNT
+    if x.min() < 0 or n.max() > check.MAX_COUNT or np.greater(x, n).any():
+        return None
+    return x.astype(np.int64, copy=False), n.astype(np.int64, copy=False)
+
+
 def _counts_pair(successes: Any, trials: Any) -> tuple[IntArray, IntArray]:
     """Validate and broadcast ``successes`` and ``trials``."""
+    valid = _valid_integer_counts(successes, trials)
+    if valid is not None:
+        return valid
     x = check.as_counts(successes, "successes")
     n = check.as_counts(trials, "trials")
     try:
@@ -309,7 +322,8 @@ def _hypergeometric_bounds(x: IntArray, n: IntArray, size: IntArray, tail: float
     ``K_L`` is `estimators._hypergeometric.hypergeometric_lower` at ``tail``: the smallest
     number of marked items whose one-sided exact test does not reject ``x``; the upper bound
     is the population less the lower bound of the unmarked items. Only the ends the
-    alternative needs are computed (one bisection). Exactly 0 at x = 0 and 1 at x = n.
+    alternative needs are computed (one bisection); the other is its end of [0, 1], 0 or 1
+    exactly. Exactly 0 at x = 0 and 1 at x = n.
     """
     whole = np.where(size == 0, 1, size).astype(np.float64)  # M = 0 only with n = 0 (nan)
     low, high = hypergeometric_bounds(x, n, size, tail, lower=alternative != "less",
@@ -317,24 +331,47 @@ def _hypergeometric_bounds(x: IntArray, n: IntArray, size: IntArray, tail: float
     return low / whole, high / whole
 
 
-def _bounds(method: str, x: IntArray, n: IntArray, tail: float) -> tuple[Array, Array]:
-    """Both bounds at ``tail`` per side, clipped to [0, 1], exact 0 at x = 0 and 1 at x = n."""
-    xf = x.astype(np.float64)
-    nf = n.astype(np.float64)
-    if method in _CENTRE_HALF:
-        centre, half = _CENTRE_HALF[method](xf, nf, upper_normal_quantile(tail))
-        # clipped at both ends: a one-sided level below 1/2 has z < 0 (low above the centre)
-        low = np.clip(np.subtract(centre, half, out=xf), 0.0, 1.0, out=xf)
-        high = np.clip(np.add(centre, half, out=nf), 0.0, 1.0, out=nf)
-    else:
-        lower = _LOWER_BOUNDS[method]
-        low = np.maximum(lower(xf, nf, tail), 0.0)
-        high = np.minimum(1.0 - lower(nf - xf, nf, tail), 1.0)
+def _lower_end(method: str, x: IntArray, n: IntArray, tail: float) -> Array:
+    """Lower bounds of a `_LOWER_BOUNDS` method, clipped at 0 and exactly 0 at x = 0."""
+    low = _LOWER_BOUNDS[method](x, n, tail)
+    np.maximum(low, 0.0, out=low)
     low[x == 0] = 0.0
-    high[x == n] = 1.0
+    return low
+
+
+def _bounds(method: str, x: IntArray, n: IntArray, tail: float, alternative: str
+            ) -> tuple[Array, Array]:
+    """Bounds at ``tail`` per side, clipped to [0, 1], exact 0 at x = 0 and 1 at x = n.
+
+    The end a one-sided ``alternative`` leaves out is 0 (``"less"``) or 1 (``"greater"``).
+    ``"greater"`` does not run a lower-bound kernel (betaincinv, root finding) for the upper
+    end. ``"less"`` runs both: where the two formulas cross (near a one-sided level of 1/2, or
+    at n in the billions, where betaincinv loses accuracy) the guard below makes the upper
+    bound the larger one.
+    """
+    if method in _SYMMETRIC:
+        # both ends share their centre and half-width, so both are computed
+        low, high = _SYMMETRIC[method](x, n, upper_normal_quantile(tail))
+        # clipped at both ends: a one-sided level below 1/2 has z < 0 (low above the centre)
+        np.clip(low, 0.0, 1.0, out=low)
+        np.clip(high, 0.0, 1.0, out=high)
+        if method != "wald":  # zero width there: Wald's bounds are exactly 0 and 1 already
+            low[x == 0] = 0.0
+            high[x == n] = 1.0
+    else:
+        low = _lower_end(method, x, n, tail)
+        if alternative == "greater":
+            return low, np.ones(x.shape)
+        high = _lower_end(method, n - x, n, tail)
+        np.subtract(1.0, high, out=high)  # the reflection: 1 is exact at x = n
     # the two bounds come from separate formulas: as the level nears 0 the interval shrinks to
     # a point, where they can cross by a rounding
-    return low, np.maximum(high, low)
+    np.maximum(high, low, out=high)
+    if alternative == "less":
+        low.fill(0.0)
+    elif alternative == "greater":
+        high.fill(1.0)
+    return low, high
 
 
 def _as_output(bound: Array, scalar: bool) -> Bound:
@@ -454,17 +491,17 @@ alternative='two-sided')
     scalar = x.ndim == 0
     x, n = np.atleast_1d(x, n)  # the kernels work in place, which needs arrays
     empty = n == 0
+    undefined = bool(empty.any())
     tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
     if size is not None:
         low, high = _hypergeometric_bounds(x, n, np.atleast_1d(size), tail, alternative)
     else:
-        low, high = _bounds(method, x, np.where(empty, 1, n), tail)
-    if alternative == "less":
-        low = np.zeros(x.shape)
-    elif alternative == "greater":
-        high = np.ones(x.shape)
-    low[empty] = np.nan  # no trials, no information: undefined (the module's policy)
-    high[empty] = np.nan
+        # the kernels divide by n: cells without trials get n = 1, and nan below
+        low, high = _bounds(method, x, np.where(empty, 1, n) if undefined else n, tail,
+                            alternative)
+    if undefined:
+        low[empty] = np.nan  # no trials, no information: undefined (the module's policy)
+        high[empty] = np.nan
     return Interval(
         low=_as_output(low, scalar),
         high=_as_output(high, scalar),

@@ -209,6 +209,32 @@ def test_scalars_give_floats_and_arrays_give_arrays():
     assert (ci.method, ci.confidence_level, ci.alternative) == ("wilson", 0.95, "two-sided")
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16])
+@pytest.mark.parametrize("method", ["wilson", "clopper-pearson"])
+def test_counts_of_every_integer_dtype_give_the_bounds_of_float_counts(dtype, method):
+    # signed integer arrays are validated by a shorter path than floats and unsigned integers
+    x, n = full_grid(30)
+    reference = proportion_ci(x.astype(float), n.astype(float), method=method)
+    ours = proportion_ci(x.astype(dtype), n.astype(dtype), method=method)
+    np.testing.assert_array_equal(ours.low, reference.low)
+    np.testing.assert_array_equal(ours.high, reference.high)
+    column = proportion_ci(np.array([[0], [3]], dtype=dtype), np.arange(3, 6, dtype=dtype))
+    assert column.low.shape == (2, 3) and column.high[1, 2] == proportion_ci(3.0, 5.0).high
+    assert proportion_ci(np.int8(3), np.int16(10)).low == proportion_ci(3.0, 10.0).low
+
+
+@pytest.mark.parametrize(("successes", "trials", "pattern"), [
+    ([0, 1], [1, -1], r"`trials` must be non-negative; got -1 at index 1"),
+    ([-2, 1], [1, 1], r"`successes` must be non-negative; got -2 at index 0"),
+    ([1, 2], [1, 2**53 + 1], r"`trials` must be at most 2\*\*53 = 9007199254740992; got "
+                              r"9007199254740993 at index 1"),
+    ([[1], [4]], [3, 5], r"got successes=4 > trials=3 at index \(1, 0\)"),
+])
+def test_invalid_integer_arrays_are_named_as_any_invalid_counts(successes, trials, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        proportion_ci(np.array(successes), np.array(trials))
+
+
 def test_interval_is_frozen():
     ci = proportion_ci(3, 10)
     with pytest.raises(AttributeError):
