@@ -249,7 +249,8 @@ def run_packed(task: PackedTask) -> PackedGroup:
 
     With `Study.method_parameters` the group spans every combination of them: the outcomes
     of its distinct data cells are enumerated once, and every method runs once per
-    combination against the same `OutcomeLaw`.
+    combination against the same `OutcomeLaw`. A method that fails in some combinations has
+    nan values there, and its first error is recorded.
     """
     start = time.perf_counter()
     study = task.study

@@ -14,8 +14,8 @@ Data-generating mechanisms
     ``X ~ Binomial(n, p)``; cells are (``n``, ``p``, ``confidence_level``, ``alternative``).
     Full grid: ``n = 1..1000``, ``p = (i - 1/2) / 1000`` for ``i = 1..1000`` (1000 points
     symmetric in (0, 1)), levels 0.90/0.95/0.99, alternatives two-sided/greater/less: 9 000 000
-    cells in 9 000 groups. Quick grid: ``n`` in {5, 10, 20, 30, 50, 100}, 99 values of ``p``,
-    the same levels and alternatives: 5 346 cells in 54 groups.
+    cells in 1 000 groups. Quick grid: ``n`` in {5, 10, 20, 30, 50, 100}, 99 values of ``p``,
+    the same levels and alternatives: 5 346 cells in 6 groups.
 Estimands
     ``p``.
 Methods
@@ -51,12 +51,19 @@ Methods
     * scipy ``wilsoncc`` is the continuity-corrected score interval as scipy writes it; ours
       (``wilson-cc``) is Newcombe's (1998) method 4. scipy has no Jeffreys or Agresti-Coull.
 
-    Intervals do not depend on ``p``, so each (``n``, level, alternative) is one group on the
-    engine's batched exact path (``estimates_depend_on``): every method is applied once to
-    ``x = 0..n`` and the coverage of all 1000 values of ``p`` follows from one probability
-    matrix. scipy's interval is per (x, n) scalar: the adapter computes it once per count per
-    group and caches the ``binomtest`` result per (x, n, alternative), which the three scipy
-    methods and the three levels then share.
+    Intervals do not depend on ``p``, and the outcomes ``x = 0..n`` and their probabilities
+    do not depend on the level or the side (``method_parameters``), so each ``n`` is one
+    group on the engine's batched exact path: the binomial probability matrix of its 1000
+    values of ``p`` is computed once, and every method is applied to ``x = 0..n`` once per
+    level and side. The coverage of all 1000 values of ``p`` then follows from the
+    cumulative sums of that matrix: both ends of every built-in interval are non-decreasing
+    in ``x`` (the engine checks this for each method, level and side, and would sum count
+    by count where they are not), so the counts whose interval holds ``p`` are one run
+    ``a..b``, found by binary search, and the coverage is ``F(b) - F(a - 1)``. The width
+    needs the whole matrix (a dot product per value of ``p``). scipy's interval is per
+    (x, n) scalar: the adapter computes it once per count per group and caches the
+    ``binomtest`` result per (x, n, alternative), which the three scipy methods and the three
+    levels then share.
 Performance measures
     Coverage and width (exact: MCSE = 0). One-sided intervals have width ``1 - low`` or
     ``high``, their expected distance to the far end of [0, 1]. `summarise` reduces a run to,
@@ -468,7 +475,7 @@ FIGURES = (
 
 STUDY = Study(
     name="coverage_proportion",
-    version="1",
+    version="2",
     grids={
         "quick": _grid([5, 10, 20, 30, 50, 100], 99),
         "full": _grid(range(1, 1001), 1000, _vectorised_methods()),
