@@ -20,7 +20,9 @@ from scipy import stats
 from studies.cli.main import main
 from studies.engine import HOLDS, NOT_RUN, Claim, evaluate_claims, results_from_store, run
 from studies.engine.design import Grid, Sample, Study
+from studies.engine.execution import execute
 from studies.engine.performance import Estimates, performance
+from studies.engine.planning import plan
 from studies.engine.seeding import cell_key, cell_seed
 from studies.report import write_tables
 from studies.suite.registry import get_study, study_names
@@ -98,6 +100,28 @@ def test_dask_backend_gives_the_local_results():
     assert _by_key(remote_exact) == _by_key(local_exact)
     assert remote_packed["binomial_coverage"].groups
     assert _by_key(_expanded(remote_packed)) == _by_key(local_exact)
+
+
+def _sleep_longest_first(params, n_replicates, *, rng=None):
+    time.sleep(1.5 if (params["distribution"], params["n"]) == ("normal", 3) else 0.05)
+    sample: Sample = MEAN.generate(params, n_replicates, rng=rng)
+    return sample
+
+
+UNEVEN = dataclasses.replace(SLOW, name="uneven", generate=_sleep_longest_first)
+
+
+def test_dask_sends_no_task_to_a_worker_busy_with_a_long_one():
+    # Dask's scheduler would queue a second task on each one-thread worker: the cell after
+    # the long first one would wait behind it while the other worker ran all the rest
+    distributed = pytest.importorskip("distributed")
+    tasks = plan(UNEVEN, UNEVEN.grids["quick"], 1, "monte-carlo", (), set())
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        order = [(r.params["distribution"], r.params["n"])
+                 for results in execute(tasks, 2, client) for r in results]
+    assert len(order) == 12 and order[-1] == ("normal", 3)
 
 
 def test_unreachable_scheduler_fails_fast_and_cleanly(tmp_path, capsys):
@@ -480,6 +504,73 @@ def test_packed_groups_resume_by_group_and_status_counts_their_cells(tmp_path, c
     assert _by_key(_expanded(resumed)) == _by_key(_expanded(whole))
     assert main(["study", "status", str(out)]) == 0
     assert "binomial_coverage v1: 12/12 cells" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("stored", [True, False])
+def test_on_study_hands_over_each_study_once_its_last_cell_is_stored(tmp_path, workers,
+                                                                      stored):
+    out = tmp_path / "run" if stored else None
+    handed: dict[str, object] = {}
+
+    def finished(results):
+        [(name, result)] = results.items()
+        assert name not in handed
+        handed[name] = result
+        if out is not None:  # every cell of the study is in the store already
+            assert _by_key({name: results_from_store(out)[name]}) == _by_key(results)
+
+    results = run([PACKED, MEAN], rng=2, workers=workers, out=out, on_study=finished)
+    assert sorted(handed) == ["binomial_coverage", "mean_bias"]
+    assert _by_key(_expanded(handed)) == _by_key(_expanded(results))
+    assert handed["mean_bias"] == results["mean_bias"]
+
+
+def test_on_study_on_a_resume_hands_over_the_studies_that_were_already_finished(tmp_path):
+    out = tmp_path / "run"
+    whole = run([BINOMIAL, MEAN], rng=3, workers=1, out=out)
+    with sqlite3.connect(out / "run.sqlite") as db:
+        db.execute("DELETE FROM cells WHERE study = 'mean_bias' AND position >= 6")
+    order: list[str] = []
+    handed = {}
+
+    def finished(results):
+        order.extend(results)
+        handed.update(results)
+
+    resumed = run([BINOMIAL, MEAN], rng=3, workers=2, out=out, resume=True, on_study=finished)
+    assert order == ["mean_bias", "binomial_coverage"]  # the finished one after the last task
+    assert _by_key(handed) == _by_key(resumed) == _by_key(whole)
+
+
+def test_an_error_in_on_study_stops_the_run_keeping_its_cells_for_a_resume(tmp_path):
+    out = tmp_path / "run"
+
+    def failing(results):
+        raise OSError(f"no room for the tables of {', '.join(results)}")
+
+    with pytest.raises(OSError, match="no room"):
+        run([MEAN, BINOMIAL], rng=4, workers=2, out=out, on_study=failing)
+    with sqlite3.connect(out / "run.sqlite") as db:
+        status = json.loads(db.execute("SELECT value FROM run WHERE key = 'status'").fetchone()[0])
+    assert status == "interrupted" and _cells(out) >= 9
+    resumed = run([MEAN, BINOMIAL], rng=4, workers=2, out=out, resume=True)
+    assert _by_key(resumed) == _by_key(run([MEAN, BINOMIAL], rng=4, workers=1))
+
+
+def test_cli_tables_written_during_the_run_equal_those_written_after_it(tmp_path):
+    out = tmp_path / "run"
+    assert main(["study", "run", "binomial_coverage", "mean_bias", "--seed", "5",
+                 "--workers", "2", "--out", str(out)]) == 0
+    again = tmp_path / "again"
+    again.mkdir()
+    results = results_from_store(out)
+    studies = [get_study("binomial_coverage"), get_study("mean_bias")]
+    write_tables(results, again, studies, {s.name: evaluate_claims(s.claims, results[s.name])
+                                           for s in studies})
+    written = sorted(p.name for p in again.iterdir())
+    assert written and all((out / name).read_bytes() == (again / name).read_bytes()
+                           for name in written)
 
 
 def test_pack_groups_needs_estimates_depend_on():

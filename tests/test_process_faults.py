@@ -22,12 +22,14 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
 # 12 cells of 0.4 s on 2 workers, so both are mid-cell when the kill lands (run as
 # test_process_faults:SLEEPY, with tests/ on the path).
 SLEEPY = slowed_mean("sleepy_mean", 0.4)
+# A second study, run after SLEEPY: its cells are still running when SLEEPY's tables are written.
+DROWSY = slowed_mean("drowsy_mean", 0.4)
 
 
-def _study_run(out, *extra):
+def _study_run(out, *extra, studies=("test_process_faults:SLEEPY",)):
     env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'tests'}")
     return subprocess.Popen(
-        [sys.executable, "-m", "studies.cli", "study", "run", "test_process_faults:SLEEPY",
+        [sys.executable, "-m", "studies.cli", "study", "run", *studies,
          "--grid", "quick", "--seed", "1", "--workers", "2", "--out", str(out), *extra],
         env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
@@ -117,4 +119,32 @@ def test_workers_exit_when_the_coordinator_is_killed_and_the_run_resumes(tmp_pat
     assert _stored_cells(killed) == 12
     tables = _tables(killed)
     assert {"sleepy_mean.csv", "sleepy_mean.summary.csv", "results.csv"} <= set(tables)
+    assert tables == _tables(tmp_path / "whole")
+
+
+def test_a_run_killed_after_a_study_was_tabled_mid_run_resumes_to_the_same_tables(tmp_path):
+    both = ("test_process_faults:SLEEPY", "test_process_faults:DROWSY")
+    killed = tmp_path / "killed"
+    process = _study_run(killed, studies=both)
+    try:
+        deadline = time.monotonic() + 60
+        while not (killed / "sleepy_mean.summary.csv").exists():  # written by the run itself
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < deadline, "the first study was not tabled mid-run"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stderr.close()
+    assert 12 <= _stored_cells(killed) < 24, "the run finished before the kill landed"
+    resumed = _study_run(killed, "--resume", studies=both)
+    whole = _study_run(tmp_path / "whole", studies=both)
+    for run in (resumed, whole):
+        _, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+    tables = _tables(killed)
+    assert {"sleepy_mean.csv", "drowsy_mean.csv", "results.csv"} <= set(tables)
     assert tables == _tables(tmp_path / "whole")

@@ -88,11 +88,20 @@ def _run(args: argparse.Namespace) -> int:
     studies = [get_study(name) for name in _expand(args.names)]
     baseline = _loaded(args.baseline, "--baseline") if args.baseline is not None else None
     progress = Progress(sys.stderr)
+    verdicts: dict[str, list[Verdict]] = {}
+    summaries: dict[str, list[dict[str, object]]] = {}
+
+    def finished(study: RunResults) -> None:
+        # judged and tabled while the other studies run: the run's tail then overlaps them
+        found = _judge(study, studies)
+        verdicts.update(found)
+        summaries.update(write_tables(study, out, studies, found))
+
     try:
         results = run(
             studies, grid=args.grid, rng=args.seed, workers=args.workers,
             scheduler=args.scheduler, out=out, resume=args.resume, methods=args.method,
-            on_cell=progress, command=args.command_line)
+            on_cell=progress, on_study=finished, command=args.command_line)
     except KeyboardInterrupt:
         progress.close()
         if not (Path(out) / DB_NAME).is_file():
@@ -105,8 +114,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nevalcert: interrupted; finished cells are kept in {out}; continue with "
               f"--resume --out {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    verdicts = _judge(results, studies)
-    summaries = write_tables(results, out, studies, verdicts)
+    verdicts = {name: verdicts[name] for name in results if name in verdicts}  # run order
     for name, result in results.items():
         cells = len(result.cells) + sum(g.size for g in result.groups)
         table = f"{name}.summary.csv" if result.groups else f"{name}.csv"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import itertools
 import multiprocessing
 import os
 import pickle
@@ -156,16 +157,45 @@ def connect_dask(address: str) -> Any:
         ) from None
 
 
+def _cluster_threads(client: Any) -> int:
+    """The threads of the cluster's workers (at least 1: an adaptive cluster may have none)."""
+    threads: int = sum(client.nthreads().values())
+    return max(threads, 1)
+
+
 def _dask(tasks: Sequence[Task], client: Any) -> Iterator[tuple[Finished, ...]]:
+    """Results of ``tasks`` on a Dask cluster, at most one task in flight per worker thread.
+
+    Dask's scheduler sends a worker more tasks than it has threads (``worker-saturation``
+    1.1 rounds up to 2 for one thread), and a task sent to a worker busy with a long cell
+    waits behind it while another worker idles: with every task submitted at once, the quick
+    suite ran 1.28x faster on 2 Dask workers than on 1, against 1.96x on 2 local workers.
+    Submitting the next task as one finishes costs a round trip per task (milliseconds).
+    """
     from distributed import as_completed
 
-    futures = client.map(run_task, list(tasks), pure=False)
+    waiting = iter(tasks)
+    # loop given: as_completed otherwise looks for a default client, and ours is not one
+    finished = as_completed(loop=client.loop)
+    in_flight: set[Any] = set()
+    threads, counted = _cluster_threads(client), time.monotonic()
+
+    def submit(count: int) -> None:
+        for task in itertools.islice(waiting, max(count, 0)):
+            future = client.submit(run_task, task, pure=False)
+            in_flight.add(future)
+            finished.add(future)
+
     try:
-        # loop given: as_completed otherwise looks for a default client, and ours is not one
-        for future in as_completed(futures, loop=client.loop):
+        submit(threads)
+        for future in finished:
+            in_flight.discard(future)
+            if time.monotonic() - counted > 1.0:  # workers may have joined or left
+                threads, counted = _cluster_threads(client), time.monotonic()
+            submit(threads - len(in_flight))
             yield future.result()
     finally:
-        client.cancel(futures)
+        client.cancel(list(in_flight))
 
 
 def execute(tasks: Sequence[Task], workers: int, client: Any

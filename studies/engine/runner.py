@@ -6,7 +6,9 @@ its missing cells); executes them in process, in local worker processes or on a 
 (`studies.engine.execution`); and commits each finished task's cells to the store in one
 transaction as it arrives (`studies.engine.store`). A new run records its identity (studies
 and versions, grid, user methods, path), its root seed and its provenance
-(`studies.engine.provenance`).
+(`studies.engine.provenance`). Every study's tasks go through one pool, so one study's tail
+runs beside the next study's cells; ``on_study`` hands each study's results over as soon as
+its last cell is stored, so its tables can be written while the other studies run.
 
 References
 ----------
@@ -16,6 +18,7 @@ Morris, White & Crowther (2019), *Statistics in Medicine* 38, 2074-2102.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,7 @@ from studies.engine.execution import connect_dask, execute
 from studies.engine.loading import load_study
 from studies.engine.planning import PATHS, plan, task_cells
 from studies.engine.provenance import provenance
-from studies.engine.reading import group_results, read_store
+from studies.engine.reading import decoded_row, group_results, read_store
 from studies.engine.results import CellResult, PackedGroup, RunResults, now
 from studies.engine.store import RunStore, open_store
 from studies.engine.tasks import Finished, resolve_methods
@@ -50,6 +53,7 @@ def run(
     methods: Sequence[str] = (),
     path: str = "auto",
     on_cell: Callable[[int, int], None] | None = None,
+    on_study: Callable[[RunResults], None] | None = None,
     command: Sequence[str] | None = None,
 ) -> RunResults:
     """Run studies cell by cell, storing each finished cell; return every study's results.
@@ -80,6 +84,11 @@ def run(
         Called as ``on_cell(done, total)`` (cells) once before the first task (``done`` counts
         the cells finished before a resume) and after each task: a Monte Carlo cell or a group
         of exact-path cells (progress display).
+    on_study : callable, optional
+        Called as ``on_study(results)`` once per study, with a `RunResults` of that study
+        alone, as soon as its last cell is stored, while other studies' cells may still run
+        (a study with nothing left to run on a resume: after the last task). An exception it
+        raises stops the run, as an interrupted one.
     command : sequence of str, optional
         The command line recorded in the run's provenance (default ``sys.argv``).
 
@@ -135,6 +144,8 @@ def run(
                                tuple(methods), done_keys)]
         total = sum(grids[s.name].n_cells for s in resolved)
         done = total - sum(task_cells(t) for t in tasks)
+        pending = Counter(t.study.name for t in tasks)
+        parameters = {name: list(g.parameters) for name, g in grids.items()}
         if on_cell is not None:
             on_cell(done, total)
         for results in execute(tasks, workers or os.cpu_count() or 1, client):
@@ -146,6 +157,13 @@ def run(
             done += sum(r.size if isinstance(r, PackedGroup) else 1 for r in results)
             if on_cell is not None:
                 on_cell(done, total)
+            name = results[0].study  # a task computes cells of one study
+            pending[name] -= 1
+            if on_study is not None and not pending[name]:
+                on_study(_study_results(name, store, collected, parameters[name]))
+        if on_study is not None:
+            for name in [s.name for s in resolved if s.name not in pending]:
+                on_study(_study_results(name, store, collected, parameters[name]))
         status = "complete"
     finally:
         if client is not None:
@@ -158,6 +176,19 @@ def run(
                 store.close()
     return group_results(collected, resolved,
                          {name: list(g.parameters) for name, g in grids.items()})
+
+
+def _study_results(name: str, store: RunStore | None, collected: Sequence[Finished],
+                   parameters: Sequence[str]) -> RunResults:
+    """One study's finished cells and groups: read from ``store``, else from ``collected``."""
+    if store is None:
+        finished = [r for r in collected if r.study == name]
+    else:
+        finished = [*(decoded_row(CellResult.from_row, r, "cells", store)
+                      for r in store.cells(study=name)),
+                    *(decoded_row(PackedGroup.from_row, r, "groups", store)
+                      for r in store.groups(study=name))]
+    return group_results(finished, [name], {name: list(parameters)})
 
 
 def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,

@@ -270,13 +270,17 @@ class RunStore:
                 f"({', '.join(':' + c for c in GROUP_COLUMNS)})",
                 [dict(row) for row in rows])
 
-    def groups(self) -> list[dict[str, Any]]:
-        """Every finished packed group, by study and grid position of its first cell."""
+    def groups(self, *, study: str | None = None) -> list[dict[str, Any]]:
+        """Every finished packed group, by study and grid position of its first cell.
+
+        ``study``: that study's groups only.
+        """
+        where, args = _of_study(study)
         with self._guarded("read"):
             if not self._has_groups():
                 return []
             cursor = self._db.execute(f"SELECT {', '.join(_quoted(GROUP_COLUMNS))} FROM groups"
-                                      " ORDER BY study, position")
+                                      f"{where} ORDER BY study, position", args)
             return [dict(zip(GROUP_COLUMNS, row, strict=True)) for row in cursor]
 
     def finished_cells(self) -> dict[str, int]:
@@ -290,12 +294,15 @@ class RunStore:
                 found[study] = found.get(study, 0) + int(count)
         return found
 
-    def cells(self, *, with_estimates: bool = False) -> list[dict[str, Any]]:
-        """Every finished cell, by study and grid position."""
+    def cells(self, *, with_estimates: bool = False, study: str | None = None
+              ) -> list[dict[str, Any]]:
+        """Every finished cell, by study and grid position; ``study``: that study's only."""
         columns = [c for c in CELL_COLUMNS if with_estimates or c != "estimates"]
+        where, args = _of_study(study)
         with self._guarded("read"):
             cursor = self._db.execute(
-                f"SELECT {', '.join(_quoted(columns))} FROM cells ORDER BY study, position")
+                f"SELECT {', '.join(_quoted(columns))} FROM cells{where} ORDER BY study, "
+                "position", args)
             return [dict(zip(columns, row, strict=True)) for row in cursor]
 
     def cell_estimates(self, study: str, key: str) -> bytes | None:
@@ -324,6 +331,11 @@ def _sqlite_errors(name: str, directory: Path, doing: str) -> Iterator[None]:
             raise damaged(name, directory, error) from None
         raise ValueError(f"`{name}` {directory}: its run store {directory / DB_NAME} could "
                          f"not be {doing} ({error}).") from None
+
+
+def _of_study(study: str | None) -> tuple[str, tuple[str, ...]]:
+    """The WHERE clause and its arguments selecting one study's rows (all rows for None)."""
+    return ("", ()) if study is None else (" WHERE study = ?", (study,))
 
 
 def _quoted(columns: Iterable[str]) -> list[str]:
