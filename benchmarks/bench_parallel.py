@@ -13,8 +13,11 @@ The machine is shared: CPU used by other processes during a measurement is sampl
 (``foreign``, mean cores). Linux's autogroup scheduler gives each session, not each process,
 an equal share of the CPU, so while another session keeps one core busy a run gets one core
 however many workers it has: a speed-up is only meaningful where ``foreign`` is near 0.
+Dask's nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536`` (its default
+``distributed.nanny.pre-spawn-environ``), which makes allocation-heavy cells slower there than
+in a local worker (a power_calibration_exact cell: 55 s of CPU against 24 s).
 
-Run: ``python benchmarks/bench_parallel.py`` (about 30 minutes on an idle 2-core machine);
+Run: ``python benchmarks/bench_parallel.py`` (about 25 minutes on an idle 2-core machine);
 ``--help`` for a smaller selection. Another script can call `measure` and `markdown`.
 """
 
