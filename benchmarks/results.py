@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--small", action="store_true",
                         help="smaller inputs (10^5 pairs, every 10th n, 3 start-up runs)")
     parser.add_argument("--no-parallel", action="store_true",
-                        help="leave out the parallel runs (about 15 minutes)")
+                        help="leave out the parallel runs (about 25 minutes)")
     parser.add_argument("--full", nargs="*", default=[], metavar="NAME",
                         help="studies whose full grid is timed on 1 and 2 workers")
     args = parser.parse_args()
