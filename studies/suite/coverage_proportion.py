@@ -72,14 +72,16 @@ Performance measures
     cells. Their MCSE is 0 (no Monte Carlo error; what remains is the resolution of the p grid).
 
 Cost
-    Quick grid: 6 s of computing (13 s with start-up and tables) on one core. Full grid: 9 000
-    groups stored packed (``pack_groups``: one row of arrays per group, 16 bytes per cell and
-    method: a 1.95 GB store), 12.1 min on 2 workers (sharing the 2 cores with another run)
-    plus 2 min reading the store back for the summary; `summarise` of the stored run takes
-    2.5 min and 4.2 GB. It runs ours and statsmodels' intervals (``Grid.methods``); scipy's
-    are audited on the quick grid only: its interval is a scalar root search per count (1.7 ms
-    per exact interval at n = 500), 80% of a group's time with them, which would make the
-    full grid about 3.3 core-hours.
+    Quick grid: 1.7 s of computing on one core. Full grid (1 000 groups stored packed,
+    ``pack_groups``: one row of arrays per ``n``, 16 bytes per cell and method, a 1.8 GB
+    store): 179 s on 1 worker and 145 s on 2 for the run (2026-11-26, this project's 2-core
+    machine; `benchmarks/RESULTS.md`), of which 55 s is the summary table, written by one
+    process as the run ends; 3.8 and 3.2 min with the report. Of the computing, the mid-p
+    root search and the beta quantiles (ours and statsmodels') take about half, the
+    probability matrices and the expectations most of the rest. It runs ours and
+    statsmodels' intervals (``Grid.methods``); scipy's are audited on the quick grid only:
+    its interval is a scalar root search per count (1.7 ms per exact interval at n = 500),
+    which would make the full grid about 3 core-hours.
 
 References
 ----------
