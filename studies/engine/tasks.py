@@ -261,16 +261,15 @@ def run_packed(task: PackedTask) -> PackedGroup:
     sample = study.enumerate_outcomes(cells)
     truths = [study.truth(params) for params in cells]
     law = OutcomeLaw(sample.probability)
-    # each cell's index along every axis, in the group's (grid) order
-    index = np.indices([len(v) for v in task.axes.values()]).reshape(len(task.axes), -1)
-    names = list(task.axes)
+    # the group's cells (grid order) laid out along its axes
+    order = np.arange(task.positions.size).reshape([len(v) for v in task.axes.values()])
     values: dict[str, dict[str, NDArray[np.float64]]] = {}
     errors: dict[str, str] = {}
     for combination in itertools.product(*(range(len(task.axes[k])) for k in varied)):
-        chosen = {k: task.axes[k][i] for k, i in zip(varied, combination, strict=True)}
+        at = dict(zip(varied, combination, strict=True))
         # the cells of this combination, in grid order: the data cells' order
-        rows = np.flatnonzero(np.all([index[names.index(k)] == i for k, i in zip(
-            varied, combination, strict=True)], axis=0)) if varied else np.arange(len(cells))
+        rows = order[tuple(at.get(k, slice(None)) for k in task.axes)].ravel()
+        chosen = {k: task.axes[k][i] for k, i in at.items()}
         estimates, failed = _analyse(study, task.methods, sample, {**cells[0], **chosen})
         for name, message in failed.items():
             errors.setdefault(name, message)
