@@ -14,6 +14,7 @@ from estimators import PROPORTION_METHODS, proportion_ci
 from studies.engine import StudyResult, run
 from studies.engine.assertions import assert_coverage
 from studies.engine.design import Grid
+from studies.engine.results import PackedGroup
 from studies.report import write_tables
 from studies.suite.coverage_proportion import (
     ALTERNATIVES,
@@ -269,3 +270,43 @@ def test_coverage_by_runs_equals_the_sum_over_counts():
                         checked += len(points)
     assert checked == 2 * len(ns) * len(points) * len(LEVELS) * len(ALTERNATIVES) * len(calls)
     assert landed >= 100  # bounds equal to p, covering, are part of what was compared
+
+
+def test_summaries_keep_the_lowest_cells_ties_in_grid_order():
+    """Every summary figure against a direct computation over packed groups with many ties."""
+    rng = np.random.default_rng(7)
+    ps, levels = [0.1, 0.2, 0.3, 0.4], [0.9, 0.95]
+    groups, cells = [], []
+    for g, n in enumerate((3, 8, 40)):
+        size = len(ps) * len(levels) * len(ALTERNATIVES)
+        # few distinct values: ties at the lowest coverage within and across groups, and
+        # cells exactly at the under-coverage line (90% - 0.01), which do not count
+        values = {m: {"coverage": rng.choice([0.5, 0.7, 0.9 - 0.01, 0.9, 1.0], size),
+                      "width": rng.uniform(0.0, 1.0, size)} for m in ("a", "b")}
+        group = PackedGroup(study="coverage_proportion", key=str(g), shared={"n": n},
+                            axes={"p": ps, "confidence_level": levels,
+                                  "alternative": list(ALTERNATIVES)},
+                            positions=np.arange(size) + g * size, values=values, errors={})
+        groups.append(group)
+        cells.extend(group.cells())
+    result = StudyResult("coverage_proportion", groups=tuple(groups))
+    bands = [(1, 10), (5, 100)]
+    for keep in (1, 3, 30):
+        found = {(s.method, s.confidence_level, s.alternative, s.n_range): s
+                 for s in summarise(result, worst=keep, bands=bands)}
+        assert len(found) == 2 * len(levels) * len(ALTERNATIVES) * len(bands)
+        for (method, level, side, _), s in found.items():
+            band = next(b for b in bands if b[0] <= s.n_range[0] and s.n_range[1] <= b[1])
+            chosen = [c for c in cells if c.params["confidence_level"] == level
+                      and c.params["alternative"] == side and band[0] <= c.params["n"] <= band[1]]
+            coverage = [c.performance[method]["coverage"].value for c in chosen]
+            width = [c.performance[method]["width"].value for c in chosen]
+            expected = sorted(chosen, key=lambda c: (
+                c.performance[method]["coverage"].value, c.position))[:keep]
+            assert s.worst == tuple((c.params["n"], c.params["p"],
+                                     c.performance[method]["coverage"].value) for c in expected)
+            assert s.cells == len(chosen)
+            assert s.mean_coverage == pytest.approx(math.fsum(coverage) / len(chosen), rel=1e-15)
+            assert s.mean_width == pytest.approx(math.fsum(width) / len(chosen), rel=1e-15)
+            assert s.share_below == np.mean(np.array(coverage) < level - 0.01)
+            assert s.min_coverage == min(coverage)

@@ -95,6 +95,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -129,6 +130,8 @@ __all__ = [
 LEVELS: tuple[float, ...] = (0.90, 0.95, 0.99)
 ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater", "less")
 BELOW = 0.01  # a cell "under-covers" when below nominal - BELOW
+# worst-cell candidates a summary collects before keeping only the lowest
+_PENDING = 4096
 _ALL_N = (0, 2**62)  # the band of every n
 # statsmodels' one-sided names are reversed: "smaller" is our lower bound ("greater").
 _STATSMODELS_SIDE = {"two-sided": "two-sided", "greater": "smaller", "less": "larger"}
@@ -293,37 +296,88 @@ class MethodSummary:
     worst: tuple[tuple[int, float, float], ...]
 
 
+@dataclass(frozen=True)
+class _Part:
+    """One slice of a chunk (one level and side, one band) for every method of the chunk.
+
+    Row ``i`` of each array belongs to the chunk's ``i``-th method; ``worst[i]`` holds that
+    method's candidate cells for the lowest coverages, ``(coverage, position, n, p)`` rows.
+    """
+
+    cells: int
+    n_low: int
+    n_high: int
+    coverage: NDArray[np.float64]
+    width: NDArray[np.float64]
+    below: NDArray[np.int64]
+    worst: list[NDArray[np.float64]]
+
+
+def _part(n: NDArray[Any], p: NDArray[Any], position: NDArray[Any],
+          coverage: NDArray[np.float64], width: NDArray[np.float64], level: float,
+          keep: int) -> _Part:
+    """Sums, counts and worst-cell candidates of ``coverage``, ``width`` (methods x cells)."""
+    cells = coverage.shape[1]
+    if cells > keep:
+        # a method's ``keep`` lowest are among the cells at or below its keep-th lowest value
+        cut = np.partition(coverage, keep - 1, axis=1)[:, keep - 1]
+    else:
+        cut = np.full(coverage.shape[0], np.inf)
+    worst = []
+    for row, limit in zip(coverage, cut, strict=True):
+        pick = np.flatnonzero(row <= limit) if limit == limit else np.arange(cells)
+        worst.append(np.column_stack([row[pick], position[pick], n[pick], p[pick]]))
+    return _Part(cells=cells, n_low=int(n.min()), n_high=int(n.max()),
+                 coverage=coverage.sum(axis=1), width=width.sum(axis=1),
+                 below=np.count_nonzero(coverage < level - BELOW, axis=1), worst=worst)
+
+
 @dataclass
 class _Tally:
-    """Running sums of one (method, level, alternative, band): a full grid streams through."""
+    """Running sums of one (method, level, alternative, band): a full grid streams through.
+
+    The sums are kept as one partial sum per chunk and added exactly (``math.fsum``) at the
+    end, so the result does not depend on the order in which the chunks arrive.
+    """
 
     level: float
+    keep: int
     cells: int = 0
-    coverage: float = 0.0
-    width: float = 0.0
+    coverage: list[float] = field(default_factory=list)
+    width: list[float] = field(default_factory=list)
     below: int = 0
     n_low: int = 2**62
     n_high: int = 0
-    worst: NDArray[np.float64] = field(default_factory=lambda: np.empty((0, 4)))
+    candidates: list[NDArray[np.float64]] = field(default_factory=list)
+    pending: int = 0
 
-    def add(self, n: NDArray[Any], p: NDArray[Any], position: NDArray[Any],
-            coverage: NDArray[Any], width: NDArray[Any], keep: int) -> None:
-        self.cells += coverage.size
-        self.coverage += math.fsum(coverage)
-        self.width += math.fsum(width)
-        self.below += int(np.count_nonzero(coverage < self.level - BELOW))
-        self.n_low, self.n_high = min(self.n_low, int(n.min())), max(self.n_high, int(n.max()))
-        rows = np.vstack([self.worst, np.column_stack([coverage, position, n, p])])
-        # lowest coverage first, ties in grid order (position)
-        self.worst = rows[np.lexsort((rows[:, 1], rows[:, 0]))[:keep]]
+    def add(self, part: _Part, row: int) -> None:
+        self.cells += part.cells
+        self.coverage.append(float(part.coverage[row]))
+        self.width.append(float(part.width[row]))
+        self.below += int(part.below[row])
+        self.n_low, self.n_high = min(self.n_low, part.n_low), max(self.n_high, part.n_high)
+        self.candidates.append(part.worst[row])
+        self.pending += part.worst[row].shape[0]
+        if self.pending > _PENDING:
+            self.worst()
+
+    def worst(self) -> NDArray[np.float64]:
+        """The ``keep`` cells of lowest coverage, ties in grid order (position)."""
+        rows = np.vstack(self.candidates)
+        rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))[:self.keep]]
+        self.candidates, self.pending = [rows], rows.shape[0]
+        return rows
 
     def summary(self, method: str, side: str) -> MethodSummary:
+        worst = self.worst()
         return MethodSummary(
             method=method, confidence_level=self.level, alternative=side,
             n_range=(self.n_low, self.n_high), cells=self.cells,
-            mean_coverage=self.coverage / self.cells, min_coverage=float(self.worst[0, 0]),
-            share_below=self.below / self.cells, mean_width=self.width / self.cells,
-            worst=tuple((int(r[2]), float(r[3]), float(r[0])) for r in self.worst))
+            mean_coverage=math.fsum(self.coverage) / self.cells,
+            min_coverage=float(worst[0, 0]), share_below=self.below / self.cells,
+            mean_width=math.fsum(self.width) / self.cells,
+            worst=tuple((int(r[2]), float(r[3]), float(r[0])) for r in worst))
 
 
 def _chunks(result: StudyResult) -> Iterator[tuple[dict[str, NDArray[Any]],
@@ -375,19 +429,31 @@ def summarise(result: StudyResult, *, worst: int = 3,
     limits = list(bands) if bands is not None else [_ALL_N]
     tallies: dict[tuple[str, float, str, int], _Tally] = {}
     for columns, methods in _chunks(result):
-        slices = {}
-        for level, side in {(float(a), str(b)) for a, b in zip(
-                columns["confidence_level"], columns["alternative"], strict=True)}:
-            same = (columns["confidence_level"] == level) & (columns["alternative"] == side)
+        names = list(methods)
+        coverage = np.vstack([methods[m]["coverage"] for m in names])
+        width = np.vstack([methods[m]["width"] for m in names])
+        for level, side in itertools.product(np.unique(columns["confidence_level"]),
+                                             np.unique(columns["alternative"])):
+            level, side = float(level), str(side)
+            same = np.flatnonzero((columns["confidence_level"] == level)
+                                  & (columns["alternative"] == side))
+            if not same.size:
+                continue
+            n = columns["n"][same]
+            parts: dict[bytes, _Part] = {}  # bands holding the same cells share their sums
             for b, (low, high) in enumerate(limits):
-                mask = same & (columns["n"] >= low) & (columns["n"] <= high)
-                if mask.any():
-                    slices[level, side, b] = mask
-        for method, found in methods.items():
-            for (level, side, b), mask in slices.items():
-                tally = tallies.setdefault((method, level, side, b), _Tally(level))
-                tally.add(columns["n"][mask], columns["p"][mask], columns["position"][mask],
-                          found["coverage"][mask], found["width"][mask], worst)
+                inside = (n >= low) & (n <= high)
+                if not inside.any():
+                    continue
+                key = inside.tobytes()
+                if key not in parts:
+                    cells = same[inside]
+                    parts[key] = _part(columns["n"][cells], columns["p"][cells],
+                                       columns["position"][cells], coverage[:, cells],
+                                       width[:, cells], level, worst)
+                for row, method in enumerate(names):
+                    tallies.setdefault((method, level, side, b), _Tally(level, worst)).add(
+                        parts[key], row)
     return [tallies[key].summary(key[0], key[2]) for key in sorted(
         tallies, key=lambda k: (_method_order(k[0]), k[1], ALTERNATIVES.index(k[2]), k[3]))]
 
