@@ -14,8 +14,12 @@ The machine is shared: CPU used by other processes during a measurement is sampl
 an equal share of the CPU, so while another session keeps one core busy a run gets one core
 however many workers it has: a speed-up is only meaningful where ``foreign`` is near 0.
 Dask's nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536`` (its default
-``distributed.nanny.pre-spawn-environ``), which makes allocation-heavy cells slower there than
-in a local worker (a power_calibration_exact cell: 55 s of CPU against 24 s).
+``distributed.nanny.pre-spawn-environ``). Setting any of glibc's malloc thresholds turns off
+its adaptive mmap threshold, so every array above 128 KiB is mapped afresh and its pages
+faulted in on first touch: allocation-heavy cells ran up to 2.3x slower there than in a local
+worker (a power_calibration_exact cell: 55 s of CPU against 24 s). The "Dask 2 workers"
+cluster is started without it (`WORKER_CONFIG`, as README advises for clusters that run
+studies); "Dask 2 workers, default nanny" keeps Dask's default, to show the cost.
 
 Run: ``python benchmarks/bench_parallel.py`` (about 25 minutes on an idle 2-core machine);
 ``--help`` for a smaller selection. Another script can call `measure` and `markdown`.
@@ -39,7 +43,9 @@ from typing import Any
 
 import psutil
 
-BACKENDS = ("1 worker", "2 workers", "Dask 2 workers")
+BACKENDS = ("1 worker", "2 workers", "Dask 2 workers", "Dask 2 workers, default nanny")
+# Workers of a cluster started for studies: glibc keeps its own, adaptive memory settings.
+WORKER_CONFIG = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 SEED = 20190
 
 
@@ -82,12 +88,15 @@ def _one(spec: Mapping[str, Any]) -> dict[str, float]:
 
     argv = _command(spec["names"], spec["grid"], Path(spec["out"]))
     cluster = None
-    if spec["backend"] == "Dask 2 workers":
+    if spec["backend"].startswith("Dask"):
+        import dask
         from distributed import LocalCluster
 
         began = time.perf_counter()
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        settings = {} if spec["backend"].endswith("default nanny") else WORKER_CONFIG
+        with dask.config.set(settings):  # read by the nannies as they start their workers
+            cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
         timed["cluster_s"] = time.perf_counter() - began
         argv += ["--scheduler", cluster.scheduler_address]
     else:
