@@ -62,6 +62,8 @@ References
 .. [PTVF2007] Press, W. H., Teukolsky, S. A., Vetterling, W. T. & Flannery, B. P. (2007).
    *Numerical Recipes*, 3rd ed., Cambridge University Press. Section 9.4 (Newton-Raphson
    with bisection safeguarding).
+.. [G1985] Gander, W. (1985). On Halley's iteration method. *The American Mathematical
+   Monthly* 92(2), 131-134.
 .. [B1987] Buonaccorsi, J. P. (1987). A note on confidence intervals for proportions in
    finite populations. *The American Statistician* 41(3), 215-218.
 """
@@ -189,35 +191,41 @@ def _jeffreys_lower(x: IntArray, n: IntArray, tail: float) -> Array:
     return bound
 
 
-def _mid_p_newton(p: Array, x: Array, n: Array, log_choose: Array, tail: float
-                  ) -> tuple[Array, Array]:
-    """``P(X > x) + P(X = x) / 2 - tail`` for X ~ Binomial(n, p), 1 <= x <= n, and its slope.
+def _mid_p_excess(p: Array, x: Array, n: Array, log_choose: Array, tail: float
+                  ) -> tuple[Array, Array, Array]:
+    """``P(X > x) + P(X = x) / 2 - tail`` for X ~ Binomial(n, p), 1 <= x <= n, and its first
+    two derivatives in ``p``.
 
     ``P(X >= x) = I_p(x, n - x + 1)`` and ``P(X > x) = I_p(x + 1, n - x)`` (0 when x = n):
     the excess from two regularized incomplete beta functions, accurate where a mass
     ``f = P(X = x)`` from ``log_choose = log C(n, x)`` would lose digits to the logarithm of
-    large ``n``. The slope, which only steers the steps, is ``f (x / p + (n - x) / (1 - p))
-    / 2`` (the derivatives of the two ``I_p``).
+    large ``n``. The derivatives, which only steer the steps, are ``f (a + b) / 2`` and
+    ``f ((a - b)(a + b) - a / p + b / (1 - p)) / 2`` with ``a = x / p``, ``b = (n - x) /
+    (1 - p)`` (``d I_p / dp`` is the beta density; ``df / dp = f (a - b)``).
     """
     above = np.where(x < n, special.betainc(x + 1.0, np.maximum(n - x, 1.0), p), 0.0)
     excess: Array = 0.5 * (special.betainc(x, n - x + 1.0, p) + above) - tail
     with np.errstate(divide="ignore", invalid="ignore"):  # p = 1 (x = n): 0 log 0 = 0
-        mass = np.exp(log_choose + x * np.log(p) + special.xlog1py(n - x, -p))
-        slope: Array = 0.5 * mass * (x / p + np.where(x < n, (n - x) / (1.0 - p), 0.0))
-    return excess, slope
+        mass = 0.5 * np.exp(log_choose + x * np.log(p) + special.xlog1py(n - x, -p))
+        a = x / p
+        b = np.where(x < n, (n - x) / (1.0 - p), 0.0)
+        slope: Array = mass * (a + b)
+        curvature: Array = mass * ((a - b) * (a + b) - a / p + b / (1.0 - p))
+    return excess, slope, curvature
 
 
 def _mid_p_lower(x: IntArray, n: IntArray, tail: float) -> Array:
     """Mid-p lower bound: the p solving ``P(X > x) + P(X = x) / 2 = tail``.
 
     Lancaster's mid-p inversion of the exact test ([AG2007]; [BCD2001] section 4.2).
-    The root lies above the Clopper-Pearson lower bound (where ``P(X >= x) = tail``) and
-    below 1. Newton's method on the excess and its slope (`_mid_p_newton`),
-    started at the Jeffreys bound (close to the mid-p one, [BCD2001] section 4.1.2) and kept
-    inside a shrinking bracket by a bisection step whenever it would leave it (the
-    safeguarded Newton of [PTVF2007] section 9.4), solves all cells at once. A cell stops
-    once its Newton step is below 1e-10 of its distance to 0 or 1 (the error after that step
-    is about its square), or its bracket has shrunk to rounding. Exactly 0 at x = 0.
+    The excess ``P(X > x) + P(X = x) / 2 - tail`` rises with p from ``-tail`` at 0 to a
+    positive value at 1. Halley's method on it (`_mid_p_excess`; the step is the Newton step
+    ``e / e'`` divided by ``1 - e e'' / (2 e'^2)``, cubically convergent, [G1985]), started at the
+    Jeffreys bound (close to the mid-p one, [BCD2001] section 4.1.2) and kept inside a
+    bracket [0, 1] that shrinks with the sign of each excess by a bisection step whenever it
+    would leave it (the safeguard of [PTVF2007] section 9.4), solves all cells at once. A
+    cell stops once its step is below 1e-10 of its distance to 0 or 1 (the error after that
+    step is far smaller), or its bracket has shrunk to rounding. Exactly 0 at x = 0.
     """
     positive = x > 0
     low = np.zeros(x.shape)
@@ -225,9 +233,9 @@ def _mid_p_lower(x: IntArray, n: IntArray, tail: float) -> Array:
         return low
     xs = x[positive].astype(np.float64)
     ns = n[positive].astype(np.float64)
-    left = special.betaincinv(xs, ns - xs + 1.0, tail)
+    left = np.zeros(xs.shape)
     right = np.ones(xs.shape)
-    p = np.clip(special.betaincinv(xs + 0.5, ns - xs + 0.5, tail), left, right)
+    p = special.betaincinv(xs + 0.5, ns - xs + 0.5, tail)
     log_choose = special.gammaln(ns + 1.0) - special.gammaln(xs + 1.0) - special.gammaln(
         ns - xs + 1.0)
     active = np.arange(p.size)
@@ -235,17 +243,18 @@ def _mid_p_lower(x: IntArray, n: IntArray, tail: float) -> Array:
         if active.size == 0:
             break
         now, k, m = p[active], xs[active], ns[active]
-        excess, slope = _mid_p_newton(now, k, m, log_choose[active], tail)
+        excess, slope, curvature = _mid_p_excess(now, k, m, log_choose[active], tail)
         below = excess < 0
         left[active] = np.where(below, now, left[active])
         right[active] = np.where(below, right[active], now)
         with np.errstate(divide="ignore", invalid="ignore"):
-            step = excess / slope
+            newton = excess / slope
+            step = newton / (1.0 - 0.5 * newton * curvature / slope)
         ahead = now - step
-        newton = (ahead >= left[active]) & (ahead <= right[active])  # False for nan
-        ahead = np.where(newton, ahead, 0.5 * (left[active] + right[active]))
+        inside = (ahead >= left[active]) & (ahead <= right[active])  # False for nan
+        ahead = np.where(inside, ahead, 0.5 * (left[active] + right[active]))
         p[active] = np.where(excess == 0, now, ahead)
-        done = ((newton & (np.abs(step) <= 1e-10 * np.minimum(now, 1.0 - now)))
+        done = ((inside & (np.abs(step) <= 1e-10 * np.minimum(now, 1.0 - now)))
                 | (excess == 0)
                 | (right[active] - left[active] <= 2 * _EPS * right[active]))
         active = active[~done]
