@@ -9,6 +9,8 @@ Sections, each measured in this run (ratios are between timings of the same run)
   ``coverage_proportion`` by a dense pmf sum (the straightforward reference), by the study
   engine, and by two binomial CDF values per cell (`bench_coverage`);
 * **Start-up** of the ``evalcert`` command (`bench_startup`);
+* **Certification power curves**: the exact power at every test size for each outer law
+  of the trials, beside the whole urn it replaced (`bench_certification.table_curve`);
 * **Parallel runs**: the quick suite and one Monte Carlo full grid on 1 and 2 local workers
   and on a 2-worker Dask cluster (`bench_parallel`; ``--no-parallel`` leaves it out);
 * **Full grids** named with ``--full`` (say ``coverage_proportion``), on 1 and 2 workers.
@@ -20,6 +22,8 @@ Run: ``python benchmarks/results.py [--out FILE] [--small] [--no-parallel] [--fu
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import platform
 import sys
@@ -29,6 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_certification
 import bench_coverage
 import bench_parallel
 import bench_proportion
@@ -81,6 +86,16 @@ def main() -> None:
 
     rows = bench_startup.measure(runs=3 if args.small else 10)
     sections.append("## Start-up of `evalcert`\n\n" + bench_startup.markdown(rows))
+
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        bench_certification.table_curve()
+    sections.append("## Certification power curves\n\n`Conditional.curve` (the exact power "
+                    "of a certification test at every size up to 2,000 and 20,000; the trials "
+                    "D follow the outer law, successes among them Binomial(D, 0.85), pass when "
+                    "the Clopper-Pearson lower bound exceeds 0.8) beside the whole urn it "
+                    "replaced (a new array over every count each size); best of 3 at 2,000 "
+                    "sizes, one run at 20,000.\n\n" + printed.getvalue().strip())
 
     if not args.no_parallel:
         rows = bench_parallel.measure()

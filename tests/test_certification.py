@@ -16,7 +16,8 @@ would. What is checked:
 1. exact power and assurance equal the enumeration to 1e-12 on grids with boundary counts
    (sizes 0 and 1, thresholds near 0 and 1, populations with an empty cell, fully sampled
    finite segments), for every measure, design, law and interval family planned, and
-   ``Conditional.curve`` equals ``Conditional.power`` at every size;
+   ``Conditional.curve`` equals ``Conditional.power`` at every size, and closed-form sums
+   over thousands of sizes for each outer law (its window of counts trimmed as it goes);
 2. the pass region of every interval is an upper set in the count (what `thresholds`
    assumes), by enumeration;
 3. seeded Monte Carlo simulations of the tests agree with the exact power within
@@ -28,7 +29,8 @@ would. What is checked:
 
 Every test was run against deliberately broken copies of the estimators (wrong survival
 index, ``>=`` for ``>``, a Polya step off by one, the wrong segment law, the urn one size
-ahead, ...), each of which some of these tests catch.
+ahead, the curve's window trimmed one count too far or at 1e-3, ...), each of which some of
+these tests catch.
 
 ``interval="logit-delta"`` (F1) is refused on the exact path: its bound is undefined at
 ``tp = m``, so its pass region is not an upper set (checked here).
@@ -455,6 +457,82 @@ def test_conditional_curve_equals_power_and_enumeration_at_every_size(kind):
         low = proportion_ci(x, size, method="clopper-pearson", alternative="greater").low
         expected = float(inner_pmf(x, size) @ clears(low, theta))
         assert values[size] == pytest.approx(expected, abs=TOL, rel=0), size
+
+
+def _sixty_percent(x, d):
+    """Passes with at least 60% successes: threshold ``ceil(0.6 d)``, written out below."""
+    return 10 * x >= 6 * d
+
+
+def _betabinom_pmf(s: int, a: float, b: float) -> np.ndarray:
+    """``BetaBinomial(s, a, b)`` at ``d = 0..s`` from its closed form ``C(s, d) (a)_d (b)_(s-d)
+    / (a + b)_s``: the two end values as sums of logs, the rest by the ratios of neighbours,
+    outward from the nearer end. (scipy's ``betabinom`` goes through log-beta functions and
+    is off by up to 1e-11 in a power at thousands of trials; this is within 1e-13.)"""
+    i = np.arange(s)
+    first = np.exp(np.sum(np.log1p(-a / (a + b + i))))  # (b)_s / (a + b)_s
+    last = np.exp(np.sum(np.log1p(-b / (a + b + i))))  # (a)_s / (a + b)_s
+    half = s // 2
+    d = np.arange(half)
+    up = first * np.cumprod(np.concatenate([[1.0], (s - d) * (a + d)
+                                            / ((d + 1) * (b + s - d - 1))]))
+    e = np.arange(max(s - half - 1, 0))  # from d = s down
+    down = last * np.cumprod(np.concatenate([[1.0], (s - e) * (b + e)
+                                             / ((e + 1) * (a + s - e - 1))]))
+    return np.concatenate([up, down[:s - half][::-1]])
+
+
+def _hypergeom_pmf(s: int, population: int, successes: int) -> np.ndarray:
+    """``Hypergeometric(M, K, s)`` at ``d = 0..s`` as ``binom(d; K, p) binom(s - d; M - K, p) /
+    binom(s; M, p)`` with ``p = s / M`` (the powers of ``p`` and ``1 - p`` cancel): as exact
+    as scipy's ``hypergeom``, which takes ~4 us a value at these sizes."""
+    d, p = np.arange(s + 1), s / population
+    return (stats.binom.pmf(d, successes, p) * stats.binom.pmf(s - d, population - successes, p)
+            / stats.binom.pmf(s, population, p))
+
+
+def _binom_sf(p: float):
+    return lambda k, d: stats.binom.sf(k - 1, d, p)
+
+
+# (outer law, its pmf at d = 0..s, inner law, its survival P(X >= k | d), most trials, largest
+# size): thousands of sizes, for the window of counts to leave 0 and s behind
+LONG_CURVES = {
+    "binomial": (CountLaw("binomial", 0.3), lambda s: stats.binom.pmf(np.arange(s + 1), s, 0.3),
+                 CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+    "binomial near one": (CountLaw("binomial", 0.995),
+                          lambda s: stats.binom.pmf(np.arange(s + 1), s, 0.995),
+                          CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+    "beta-binomial, U-shaped": (CountLaw("beta-binomial", 0.5, 0.7),
+                                lambda s: _betabinom_pmf(s, 0.5, 0.7),
+                                CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+    "beta-binomial, a posterior": (CountLaw("beta-binomial", 12.5, 190.5),
+                                   lambda s: _betabinom_pmf(s, 12.5, 190.5),
+                                   CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+    # drawn to the last item: at s = M the count is K = 1100 itself
+    "hypergeometric, exhausted": (CountLaw("hypergeometric", 3000, 1100),
+                                  lambda s: _hypergeom_pmf(s, 3000, 1100),
+                                  CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+    # the window pressed against K = 40 from the start (the survival beyond K is left
+    # nonzero: no mass may reach it)
+    "hypergeometric, few successes": (CountLaw("hypergeometric", 3200, 40),
+                                      lambda s: _hypergeom_pmf(s, 3200, 40),
+                                      CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3200),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LONG_CURVES))
+def test_long_conditional_curve_equals_the_sum_of_pmfs_at_every_size(case):
+    """Thousands of urn steps with the window of counts trimmed: the power at every size
+    equals ``sum_d P(D = d | s) P(X >= ceil(0.6 d) | d)``, both from closed forms."""
+    outer, outer_pmf, inner, inner_sf, most, largest = LONG_CURVES[case]
+    curve = Conditional(inner, _sixty_percent, outer, most_trials=most).curve(largest)
+    assert curve.shape == (largest + 1,)
+    trials = np.arange(largest + 1)
+    tail = np.where(trials <= (most or largest), inner_sf((6 * trials + 9) // 10, trials), 0.0)
+    expected = np.array([outer_pmf(size) @ tail[:size + 1] for size in range(largest + 1)])
+    worst = int(np.argmax(np.abs(curve - expected)))
+    assert curve[worst] == pytest.approx(expected[worst], abs=TOL, rel=0), worst
 
 
 # --- 2. the pass regions are upper sets --------------------------------------------------------
