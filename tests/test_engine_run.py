@@ -522,6 +522,9 @@ def test_on_study_hands_over_each_study_once_its_last_cell_is_stored(tmp_path, w
 
     results = run([PACKED, MEAN], rng=2, workers=workers, out=out, on_study=finished)
     assert sorted(handed) == ["binomial_coverage", "mean_bias"]
+    assert list(results) == ["binomial_coverage", "mean_bias"]  # the order given
+    if out is not None:  # what was handed over is returned, as the store holds it
+        assert _by_key(_expanded(results)) == _by_key(_expanded(results_from_store(out)))
     assert _by_key(_expanded(handed)) == _by_key(_expanded(results))
     assert handed["mean_bias"] == results["mean_bias"]
 

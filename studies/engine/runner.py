@@ -30,7 +30,7 @@ from studies.engine.loading import load_study
 from studies.engine.planning import PATHS, plan, task_cells
 from studies.engine.provenance import provenance
 from studies.engine.reading import decoded_row, group_results, read_store
-from studies.engine.results import CellResult, PackedGroup, RunResults, now
+from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult, now
 from studies.engine.store import RunStore, open_store
 from studies.engine.tasks import Finished, resolve_methods
 
@@ -130,6 +130,15 @@ def run(
     client = connect_dask(scheduler) if scheduler is not None else None
     store: RunStore | None = None
     collected: list[Finished] = []
+    # what `on_study` was given, returned as it is: a full grid is not read back twice
+    read_back: dict[str, StudyResult] = {}
+
+    def announce(name: str) -> None:
+        assert on_study is not None
+        found = _study_results(name, store, collected, parameters[name])
+        read_back[name] = found[name]
+        on_study(found)
+
     status = "interrupted"
     try:  # whatever fails from here on, the client is closed and the store (and lock) too
         if out is not None:
@@ -160,10 +169,10 @@ def run(
             name = results[0].study  # a task computes cells of one study
             pending[name] -= 1
             if on_study is not None and not pending[name]:
-                on_study(_study_results(name, store, collected, parameters[name]))
+                announce(name)
         if on_study is not None:
             for name in [s.name for s in resolved if s.name not in pending]:
-                on_study(_study_results(name, store, collected, parameters[name]))
+                announce(name)
         status = "complete"
     finally:
         if client is not None:
@@ -171,9 +180,12 @@ def run(
         if store is not None:
             try:
                 store.set_metadata(ended=now(), status=status)
-                collected = read_store(store)
+                if len(read_back) < len(resolved):
+                    collected = read_store(store)
             finally:
                 store.close()
+    if len(read_back) == len(resolved):  # each study already read back for `on_study`
+        return RunResults((s.name, read_back[s.name]) for s in resolved)
     return group_results(collected, resolved,
                          {name: list(g.parameters) for name, g in grids.items()})
 
