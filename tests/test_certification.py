@@ -495,29 +495,26 @@ def _binom_sf(p: float):
     return lambda k, d: stats.binom.sf(k - 1, d, p)
 
 
-# (outer law, its pmf at d = 0..s, inner law, its survival P(X >= k | d), most trials, largest
-# size): thousands of sizes, for the window of counts to leave 0 and s behind
+# The successes among the trials, and their survival P(X >= k | d), for every long curve.
+LONG_INNER, LONG_INNER_SF = CountLaw("binomial", 0.62), _binom_sf(0.62)
+# (outer law, its pmf at d = 0..s, largest size): thousands of sizes, for the window of
+# counts to leave 0 and s behind
 LONG_CURVES = {
-    "binomial": (CountLaw("binomial", 0.3), lambda s: stats.binom.pmf(np.arange(s + 1), s, 0.3),
-                 CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+    "binomial": (CountLaw("binomial", 0.3),
+                 lambda s: stats.binom.pmf(np.arange(s + 1), s, 0.3), 3000),
     "binomial near one": (CountLaw("binomial", 0.995),
-                          lambda s: stats.binom.pmf(np.arange(s + 1), s, 0.995),
-                          CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+                          lambda s: stats.binom.pmf(np.arange(s + 1), s, 0.995), 3000),
     "beta-binomial, U-shaped": (CountLaw("beta-binomial", 0.5, 0.7),
-                                lambda s: _betabinom_pmf(s, 0.5, 0.7),
-                                CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+                                lambda s: _betabinom_pmf(s, 0.5, 0.7), 3000),
     "beta-binomial, a posterior": (CountLaw("beta-binomial", 12.5, 190.5),
-                                   lambda s: _betabinom_pmf(s, 12.5, 190.5),
-                                   CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+                                   lambda s: _betabinom_pmf(s, 12.5, 190.5), 3000),
     # drawn to the last item: at s = M the count is K = 1100 itself
     "hypergeometric, exhausted": (CountLaw("hypergeometric", 3000, 1100),
-                                  lambda s: _hypergeom_pmf(s, 3000, 1100),
-                                  CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3000),
+                                  lambda s: _hypergeom_pmf(s, 3000, 1100), 3000),
     # the window pressed against K = 40 from the start (the survival beyond K is left
     # nonzero: no mass may reach it)
     "hypergeometric, few successes": (CountLaw("hypergeometric", 3200, 40),
-                                      lambda s: _hypergeom_pmf(s, 3200, 40),
-                                      CountLaw("binomial", 0.62), _binom_sf(0.62), None, 3200),
+                                      lambda s: _hypergeom_pmf(s, 3200, 40), 3200),
 }
 
 
@@ -525,11 +522,11 @@ LONG_CURVES = {
 def test_long_conditional_curve_equals_the_sum_of_pmfs_at_every_size(case):
     """Thousands of urn steps with the window of counts trimmed: the power at every size
     equals ``sum_d P(D = d | s) P(X >= ceil(0.6 d) | d)``, both from closed forms."""
-    outer, outer_pmf, inner, inner_sf, most, largest = LONG_CURVES[case]
-    curve = Conditional(inner, _sixty_percent, outer, most_trials=most).curve(largest)
+    outer, outer_pmf, largest = LONG_CURVES[case]
+    curve = Conditional(LONG_INNER, _sixty_percent, outer).curve(largest)
     assert curve.shape == (largest + 1,)
     trials = np.arange(largest + 1)
-    tail = np.where(trials <= (most or largest), inner_sf((6 * trials + 9) // 10, trials), 0.0)
+    tail = LONG_INNER_SF((6 * trials + 9) // 10, trials)
     expected = np.array([outer_pmf(size) @ tail[:size + 1] for size in range(largest + 1)])
     worst = int(np.argmax(np.abs(curve - expected)))
     assert curve[worst] == pytest.approx(expected[worst], abs=TOL, rel=0), worst
