@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from estimators._numeric import row_dots
+
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
@@ -40,8 +42,6 @@ NEGLIGIBLE = 1e-17
 # each end: far below NEGLIGIBLE, as the curve's many blocks add their dropped masses up.
 URN_BLOCK = 64
 URN_NEGLIGIBLE = 1e-20
-# The longest dot product `_row_dots` hands to BLAS at once (OpenBLAS threads above 10,000).
-_DOT_BLOCK = 4096
 
 __all__ = ["COUNT_LAWS", "Conditional", "CountLaw", "Segments", "thresholds"]
 
@@ -178,20 +178,6 @@ def _shared_thresholds(passes: Passes, key: Hashable, largest: int) -> IntArray:
     return found
 
 
-def _row_dots(matrix: Array, vector: Array) -> Array:
-    """``matrix @ vector`` with each row's bits independent of the other rows and threads.
-
-    A BLAS matrix-vector product groups rows, and splits a long dot product over threads,
-    so its last bits would depend on the block's size and the machine's thread count (a
-    planned size at a power threshold could then move between backends). Row by row, over
-    blocks of 4,096 terms added in order, they do not.
-    """
-    found: Array = np.vecdot(matrix[:, :_DOT_BLOCK], vector[:_DOT_BLOCK])
-    for start in range(_DOT_BLOCK, vector.size, _DOT_BLOCK):
-        found += np.vecdot(matrix[:, start:start + _DOT_BLOCK], vector[start:start + _DOT_BLOCK])
-    return found
-
-
 @dataclass
 class Conditional:
     """Power of a test that passes when ``X >= k(D)``, ``X | D ~ inner``, ``D | s ~ outer``.
@@ -247,9 +233,9 @@ class Conditional:
 
         The steps are taken ``URN_BLOCK`` at a time, each in place in a buffer holding a row
         per size (three array operations a step): a block's chances are one expression and
-        its powers one matrix-vector product. Only a window of counts is kept: after each
-        block the leading and the trailing counts whose total mass is below
-        ``URN_NEGLIGIBLE`` are dropped. The window grows like ``sqrt(s)`` for binomial and
+        its powers one dot product per size (`row_dots`: the same bits on every backend).
+        Only a window of counts is kept: after each block the leading and the trailing
+        counts whose total mass is below ``URN_NEGLIGIBLE`` are dropped. The window grows like ``sqrt(s)`` for binomial and
         hypergeometric laws (like ``s`` for the beta-binomial, whose spread is the
         posterior's), and a step costs the window's width.
 
@@ -290,7 +276,7 @@ class Conditional:
                 np.multiply(here, c, step)
                 np.subtract(here, step, there)
                 np.add(above, shifted, above)
-            found[start + 1:start + steps + 1] = _row_dots(block[1:], self._tail[low:low + width])
+            found[start + 1:start + steps + 1] = row_dots(block[1:], self._tail[low:low + width])
             last = block[-1]
             cut = int(np.searchsorted(np.cumsum(last), URN_NEGLIGIBLE))
             end = width - int(np.searchsorted(np.cumsum(last[::-1]), URN_NEGLIGIBLE))

@@ -103,6 +103,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from estimators._numeric import row_dots
+
 __all__ = ["MAX_RUNS", "MEASURES", "Estimates", "Measure", "OutcomeLaw", "Performance",
            "exact_cells", "exact_measures", "exact_performance", "performance"]
 
@@ -145,8 +147,6 @@ _Z95 = 1.959963984540054
 # Above this many monotone runs of an interval's ends, coverage is summed outcome by outcome:
 # each run costs a binary search per cell in Python, the dense sum one pass over the matrix.
 MAX_RUNS = 64
-# The longest dot product `_row_means` hands to BLAS at once (see there).
-_DOT_BLOCK = 4096
 
 
 @dataclass(frozen=True)
@@ -518,22 +518,14 @@ def performance(
 def _row_means(probability: Array, x: NDArray[Any]) -> Array:
     """Each cell's expectation of ``x`` (per outcome, or per cell and outcome).
 
-    Per outcome: BLAS dot products along each row over blocks of `_DOT_BLOCK` outcomes,
-    added block by block in order. A cell's value then depends neither on which other cells
-    share the matrix nor on the number of BLAS threads (OpenBLAS splits a dot product over
-    threads only above 10,000 terms; a matrix-vector product blocks rows together, so a
-    row's last bit would depend on the rows beside it). Per cell and outcome: an elementwise
-    product summed along rows.
+    Per outcome: `estimators._numeric.row_dots`, so a cell's value depends neither on which
+    other cells share the matrix nor on the number of BLAS threads. Per cell and outcome: an
+    elementwise product summed along rows.
     """
     if np.ndim(x) != 1:
         summed: Array = np.sum(probability * x, axis=1)
         return summed
-    values = np.asarray(x, dtype=np.float64)
-    means: Array = np.vecdot(probability[:, :_DOT_BLOCK], values[:_DOT_BLOCK])
-    for start in range(_DOT_BLOCK, values.size, _DOT_BLOCK):
-        stop = start + _DOT_BLOCK
-        means += np.vecdot(probability[:, start:stop], values[start:stop])
-    return means
+    return row_dots(probability, x)
 
 
 def _exact_estimate_values(t: Array, t_bar: Array, theta: Array, prob: Array
