@@ -235,9 +235,9 @@ class Conditional:
         per size (three array operations a step): a block's chances are one expression and
         its powers one dot product per size (`row_dots`: the same bits on every backend).
         Only a window of counts is kept: after each block the leading and the trailing
-        counts whose total mass is below ``URN_NEGLIGIBLE`` are dropped. The window grows like ``sqrt(s)`` for binomial and
-        hypergeometric laws (like ``s`` for the beta-binomial, whose spread is the
-        posterior's), and a step costs the window's width.
+        counts whose total mass is below ``URN_NEGLIGIBLE`` are dropped. The window grows
+        like ``sqrt(s)`` for binomial and hypergeometric laws (like ``s`` for the
+        beta-binomial, whose spread is the posterior's), and a step costs the window's width.
 
         Error bound: the urn carries the kept mass on and never brings the dropped mass back,
         so the powers after ``j`` blocks are below the exact sums by at most
