@@ -152,7 +152,8 @@ class CertificationPlan:
         by bisection. Simulated plans: the size Algorithm 2's doubling and bisection find on
         theta_star (the simulated curve is not monotone, so a smaller size may reach too).
     theta_star : float
-        Simulated path: theta_star at ``test_size`` (Algorithm 1); nan on the exact path.
+        Simulated path: theta_star at ``test_size`` (Algorithm 1); nan on the exact path and
+        when no size is found.
     target, confidence_level, power : float
         The request: certify ``measure >= target`` (``<=`` for elusion) with a one-sided
         bound at ``confidence_level``, passing with probability ``power``.
@@ -163,19 +164,21 @@ class CertificationPlan:
     reachable : bool
         Whether some test size reaches the power.
     reason : str
-        Why not (empty when reachable).
+        Why not: empty exactly when reachable (free text; the searches word it).
     limit : float
         The ``1 - power`` quantile of the measure's posterior (``power`` quantile for
         elusion): the target the power reaches as the test size grows without bound; nan
-        where the population is finite or the posterior's is not planned.
+        where the population is finite, or on a simulated plan stopped before its posterior
+        was drawn (observed F1 not above the target).
     point_f1 : float
-        F1 of the labelled sample (nan if undefined).
+        F1 of the labelled sample (nan if undefined; defined on reachable simulated plans).
     test_size_interval : Interval
         Simulated path: the 95% Monte Carlo interval of ``test_size``; on the exact path
         ``[test_size, test_size]`` (no Monte Carlo error), ``[inf, inf]`` when unreachable.
     interval, posterior : str
         The certification bound (an `estimators.proportion_ci`, `estimators.f1_ci` or
-        `estimators.recall_ci` method) and the planning posterior.
+        `estimators.recall_ci` method that :func:`certification_sample_size` accepts for the
+        plan's measure, design and population) and the planning posterior.
     measure, design : str
         One of `CERTIFICATION_MEASURES` and `CERTIFICATION_DESIGNS`.
     method : {"exact", "monte-carlo"}
@@ -275,6 +278,34 @@ class CertificationPlan:
                 isinstance(a, str) for a in self.assumptions):
             raise TypeError("`assumptions` must be a tuple of strings; got "
                             f"{check.show(self.assumptions)}.")
+        # after the sizes: the methods allowed depend on whether the population is finite
+        check.choice(self.interval, "interval",
+                     _interval_choices(self.measure, self.design,
+                                       self.population_size is not None)[0])
+        self._check_undefined()
+
+    def _check_undefined(self) -> None:
+        """nan and an empty reason only where `certification_sample_size` gives them."""
+        simulated = self.method == "monte-carlo"
+        if self.reachable == bool(self.reason):
+            wanted = "empty when a test size reaches the power" if self.reachable \
+                else "why no test size reaches the power (not empty)"
+            raise ValueError(f"`reason` must be {wanted}; got {check.show(self.reason)} with "
+                             f"reachable={self.reachable}.")
+        if math.isnan(self.theta_star) == (simulated and self.reachable):
+            wanted = "a number (theta_star at test_size)" if simulated and self.reachable \
+                else "nan on the exact path and on unreachable simulated plans"
+            raise ValueError(f"`theta_star` must be {wanted}; got {check.show(self.theta_star)} "
+                             f"with method={self.method!r}, reachable={self.reachable}.")
+        if math.isnan(self.limit) and self.population_size is None and not (
+                simulated and not self.reachable):
+            raise ValueError("`limit` must be a number unless the population is finite or a "
+                             "simulated plan stopped before its posterior; got nan with "
+                             f"method={self.method!r}, reachable={self.reachable}.")
+        if math.isnan(self.point_f1) and simulated and self.reachable:
+            raise ValueError("`point_f1` must be a number on a reachable simulated plan "
+                             "(Algorithm 2 plans only when the observed F1 is above the "
+                             "target); got nan.")
 
     @property
     def labels_saved(self) -> int | None:

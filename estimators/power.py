@@ -132,19 +132,21 @@ class ConfusionPosterior:
         ``q``: the retrieved share of each draw (default `retrieved_share`).
         """
         r1, r0, q = _proportions(r1=r1, r0=r0, q=self.retrieved_share if q is None else q)
-        try:
-            r1, r0, q = np.broadcast_arrays(r1, r0, q)
-        except ValueError:
-            raise ValueError(f"`r1`, `r0` and `q` must broadcast to one shape; got shapes "
-                             f"{r1.shape}, {r0.shape} and {q.shape}.") from None
+        r1, r0, q = _one_shape(r1, r0, q)
         return np.stack([q * r1, q * (1 - r1), (1 - q) * r0, (1 - q) * (1 - r0)], axis=-1)
 
     def f1(self, r1: Array, r0: Array, q: Array | None = None) -> Array:
         """Population F1 of each draw (``r1``, ``r0``, ``q`` proportions in [0, 1]).
 
-        ``q``: the retrieved share of each draw (default `retrieved_share`).
+        ``q``: the retrieved share of each draw (default `retrieved_share`). ``r1``, ``r0``
+        and ``q`` hold at least one draw each and broadcast to one shape (as `draw` and
+        `draw_share` give them).
         """
         r1, r0, q = _proportions(r1=r1, r0=r0, q=self.retrieved_share if q is None else q)
+        for name, array in (("r1", r1), ("r0", r0), ("q", q)):
+            if array.size == 0:
+                raise ValueError(f"`{name}` must hold at least one draw; got an empty array.")
+        r1, r0, q = _one_shape(r1, r0, q)
         return f1_from_segments(q, r1, r0)
 
     @property
@@ -165,6 +167,16 @@ def _proportions(**values: Any) -> list[Array]:
                              f"{check.first_offender(array, bad)}.")
         arrays.append(array)
     return arrays
+
+
+def _one_shape(r1: Array, r0: Array, q: Array) -> tuple[Array, Array, Array]:
+    """``r1``, ``r0`` and ``q`` broadcast to one shape, or an error naming them."""
+    try:
+        shape = np.broadcast_shapes(r1.shape, r0.shape, q.shape)
+    except ValueError:
+        raise ValueError(f"`r1`, `r0` and `q` must broadcast to one shape; got shapes "
+                         f"{r1.shape}, {r0.shape} and {q.shape}.") from None
+    return np.broadcast_to(r1, shape), np.broadcast_to(r0, shape), np.broadcast_to(q, shape)
 
 
 def _counts(confusion: Any) -> tuple[int, int, int, int]:

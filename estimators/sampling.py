@@ -134,6 +134,9 @@ ALLOCATION_METHODS: tuple[str, ...] = ("trec5", "proportional", "neyman")
 _MAX_RUNS = 16
 # Allocation shares within this of a whole number count as that number (bisection noise).
 _SNAP = 1e-9
+# Posterior tail masses within this relative distance of the tail count as equal to it: the
+# summed pmf's rounding (about 1e-15 relative) must not decide a tie (`_jeffreys`).
+_TIE = 1e-9
 
 
 class _Sample(NamedTuple):
@@ -336,10 +339,14 @@ def _jeffreys(sample: _Sample, tail: float) -> tuple[float, float]:
 
     ``p = (sum_h a_h + T) / N`` with ``T`` from :func:`_unsampled_positives_posterior`. The
     bounds are the largest ``L`` with ``P(T < L) <= tail`` and the smallest ``U`` with
-    ``P(T > U) <= tail``, so each tail holds at most ``tail`` posterior mass. Deterministic (no
-    Monte Carlo); the convolutions cost about ``O(H N log N)`` (0.7 s at N = 10^6). It needs no
-    variance estimate, so strata with 0 or all positives, or with ``n_h = 1``, keep their
-    uncertainty (Lewis 1996, section 9.3).
+    ``P(T > U) <= tail``, so each tail holds at most ``tail`` posterior mass. A tail mass equal
+    to ``tail`` (a level whose tail falls exactly on a step of the posterior CDF, e.g. 1/8 of
+    ``T ~ BetaBinomial(2, 3/2, 1/2)`` at level 0.75) satisfies the rule: each tail is summed
+    from its own end, and masses within a relative ``1e-9`` of the tail count as equal to it,
+    so the pmf's rounding does not decide the tie. Deterministic (no Monte Carlo); the
+    convolutions cost about ``O(H N log N)`` (0.7 s at N = 10^6). It needs no variance
+    estimate, so strata with 0 or all positives, or with ``n_h = 1``, keep their uncertainty
+    (Lewis 1996, section 9.3).
 
     A sample without a positive has lower bound 0 (no positive beyond those seen), one of
     positives only upper bound 1: Brown, Cai & DasGupta's modification of the binomial
@@ -347,16 +354,20 @@ def _jeffreys(sample: _Sample, tail: float) -> tuple[float, float]:
     priors' mass puts the lower bound of a set whose sample shows no positive above a true
     count of a few (e.g. 3 of 4,000 where 2 are relevant), so such sets are never covered.
     """
-    cdf = np.cumsum(_unsampled_positives_posterior(sample))
-    cdf /= cdf[-1]
-    low_count = int(np.searchsorted(cdf, tail, side="right"))
-    high_count = min(int(np.searchsorted(cdf, 1.0 - tail, side="left")), cdf.size - 1)
+    pmf = _unsampled_positives_posterior(sample)
+    pmf /= np.sum(pmf)
+    # below[k] = P(T < k) and above[k] = P(T > k), k = 0 .. M (sums of non-negative terms)
+    below = np.concatenate(([0.0], np.cumsum(pmf)[:-1]))
+    above = np.concatenate((np.cumsum(pmf[::-1])[::-1][1:], [0.0]))
+    limit = tail * (1.0 + _TIE)
+    low_count = int(np.flatnonzero(below <= limit)[-1])  # below[0] = 0 qualifies
+    high_count = int(np.flatnonzero(above <= limit)[0])  # above[M] = 0 qualifies
     total = float(np.sum(sample.sizes))
     known = float(np.sum(sample.positives))
     if known == 0.0:
         low_count = 0
     if known == float(np.sum(sample.sampled)):
-        high_count = cdf.size - 1
+        high_count = pmf.size - 1
     return (known + low_count) / total, (known + high_count) / total
 
 

@@ -195,6 +195,12 @@ def _positional(function: Callable[..., Any], *names: str) -> Callable[..., Any]
 
 
 _COUNTS4 = {"tp": 60, "fp": 20, "fn": 25, "tn": 395}
+# A reachable simulated plan, as certification_sample_size builds one.
+_PLAN = {"test_size": 600, "theta_star": 0.61, "target": 0.6, "confidence_level": 0.95,
+         "power": 0.93, "draws": 1000, "seed": 7, "reachable": True, "reason": "",
+         "limit": 0.66, "point_f1": 0.73,
+         "test_size_interval": E.Interval(500, 700, "order statistics", 0.95),
+         "interval": "jaccard-clopper-pearson"}
 
 TARGETS: list[Target] = [
     Target("proportion_ci", _positional(E.proportion_ci, "successes", "trials"),
@@ -313,6 +319,8 @@ TARGETS: list[Target] = [
     Target("ConfusionPosterior.draw", _method(_posterior, "draw"), {"draws": 10, "rng": 1}),
     Target("ConfusionPosterior.f1", _method(_posterior, "f1"),
            {"r1": 0.7, "r0": 0.06, "q": None}),
+    Target("ConfusionPosterior.f1[draws]", _method(_posterior, "f1"),
+           {"r1": [0.7, 0.65], "r0": [0.06, 0.07], "q": [0.2, 0.15]}),
     Target("ConfusionPosterior.cell_probabilities", _method(_posterior, "cell_probabilities"),
            {"r1": 0.7, "r0": 0.06, "q": 0.2}),
     Target("theta_star", _positional(E.theta_star, "confusion", "test_size"),
@@ -372,12 +380,7 @@ TARGETS: list[Target] = [
            {"n_items": 5, "n_positives": 2, "bins": 5,
             "group_ends": np.array([0, 1, 2, 3, 4, 5]),
             "group_cum_positives": np.array([0, 1, 1, 2, 2, 2])}),
-    Target("CertificationPlan", E.CertificationPlan,
-           {"test_size": 600, "theta_star": 0.61, "target": 0.6, "confidence_level": 0.95,
-            "power": 0.93, "draws": 1000, "seed": 7, "reachable": True, "reason": "",
-            "limit": 0.66, "point_f1": 0.73,
-            "test_size_interval": E.Interval(500, 700, "order statistics", 0.95),
-            "interval": "jaccard-clopper-pearson"}),
+    Target("CertificationPlan", E.CertificationPlan, _PLAN),
     Target("BudgetYield", E.BudgetYield,
            {"items": 3, "fraction": 0.6, "cost": 3.0, "positives": 2.0, "gain": 1.0}),
 ]
@@ -428,6 +431,76 @@ def test_every_fixed_bad_value(target: Target, argument: str) -> None:
     """Every value of the fixed pool, deterministically (hypothesis may not draw them all)."""
     for value in _FIXED_BAD:
         TALLY[target.name][_outcome(target, argument, value)] += 1
+
+
+# --- bad input that numpy or a hand-built result would otherwise accept or word -----------------
+
+@pytest.mark.parametrize(("r1", "r0", "q", "message"), [
+    ([0.7, 0.6, 0.5], [0.1, 0.2], None,
+     r"^`r1`, `r0` and `q` must broadcast to one shape; got shapes \(3,\), \(2,\) and \(\)\.$"),
+    ([0.7, 0.6], [0.1, 0.2], [0.2, 0.3, 0.4],
+     r"^`r1`, `r0` and `q` must broadcast to one shape; got shapes \(2,\), \(2,\) and "
+     r"\(3,\)\.$"),
+    ([[0.7, 0.6, 0.5]] * 2, [0.1, 0.2], None,
+     r"^`r1`, `r0` and `q` must broadcast to one shape; got shapes \(2, 3\), \(2,\) and \(\)\.$"),
+    ([], [0.1, 0.2], None, r"^`r1` must hold at least one draw; got an empty array\.$"),
+    ([], 0.1, None, r"^`r1` must hold at least one draw; got an empty array\.$"),
+    (0.7, np.zeros((0,)), None, r"^`r0` must hold at least one draw; got an empty array\.$"),
+    (0.7, 0.1, [], r"^`q` must hold at least one draw; got an empty array\.$"),
+])
+def test_confusion_posterior_f1_names_draws_of_the_wrong_length_or_empty(r1, r0, q, message):
+    """Draws that do not pair up, or no draws: an error naming them, not numpy's."""
+    with pytest.raises(ValueError, match=message):
+        _posterior().f1(r1, r0, q)
+    # the same draws paired up are valid: one F1 per draw
+    assert _posterior().f1([0.7, 0.6], [0.1, 0.2], [0.2, 0.3]).shape == (2,)
+
+
+_UNREACHABLE = {"test_size": None, "reachable": False, "theta_star": math.nan,
+                "test_size_interval": E.Interval(math.inf, math.inf, "order-statistic", 0.95)}
+_EXACT = {"method": "exact", "theta_star": math.nan, "draws": 0, "seed": 0}
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    # valid: each nan, None and empty reason that some path of certification_sample_size gives
+    ({**_EXACT}, None),
+    ({**_EXACT, "measure": "recall", "interval": "clopper-pearson", "posterior": "dirichlet",
+      "point_f1": math.nan}, None),
+    ({**_EXACT, "measure": "accuracy", "interval": "hypergeometric", "posterior": "dirichlet",
+      "population_size": 5000, "limit": math.nan}, None),
+    ({**_EXACT, **_UNREACHABLE, "reason": "no test size up to 99 reaches power 0.93"}, None),
+    ({**_UNREACHABLE, "limit": math.nan, "point_f1": math.nan,
+      "reason": "the observed F1 (undefined) is not above the target 0.6"}, None),
+    ({**_UNREACHABLE, "reason": "target 0.7 is at or above the limit of theta_star"}, None),
+    # nan where no path leaves a number undefined
+    ({"theta_star": math.nan}, r"^`theta_star` must be a number \(theta_star at test_size\); "
+                               r"got nan with method='monte-carlo', reachable=True\.$"),
+    ({**_EXACT, "theta_star": 0.61}, r"^`theta_star` must be nan on the exact path and on "
+                                     r"unreachable simulated plans; got 0\.61"),
+    ({"limit": math.nan}, r"^`limit` must be a number unless the population is finite or a "
+                          r"simulated plan stopped before its posterior; got nan"),
+    ({**_EXACT, **_UNREACHABLE, "reason": "no size", "limit": math.nan},
+     r"^`limit` must be a number unless"),
+    ({"point_f1": math.nan}, r"^`point_f1` must be a number on a reachable simulated plan"),
+    # text: a method the plan's measure and design do not certify with, a reason out of place
+    ({"interval": "free text"}, r"^`interval` must be one of 'delta', .*; got 'free text'\.$"),
+    ({"interval": "clopper-pearson"}, r"^`interval` must be one of .*; got 'clopper-pearson'"),
+    ({**_EXACT, "measure": "recall", "interval": "jaccard-wilson", "posterior": "dirichlet"},
+     r"^`interval` must be one of 'wald', .*; got 'jaccard-wilson'\.$"),
+    ({"reason": "free text"}, r"^`reason` must be empty when a test size reaches the power; "
+                              r"got 'free text' with reachable=True\.$"),
+    ({**_UNREACHABLE}, r"^`reason` must be why no test size reaches the power \(not empty\); "
+                       r"got '' with reachable=False\.$"),
+])
+def test_certification_plan_built_by_hand_takes_nan_and_text_only_where_a_path_gives_them(
+        changes, message):
+    """nan theta_star, limit and point_f1, the interval's name and the reason: as
+    certification_sample_size builds them, or an error naming the field."""
+    if message is None:
+        _check_result(E.CertificationPlan(**{**_PLAN, **changes}))
+    else:
+        with pytest.raises(ValueError, match=message):
+            E.CertificationPlan(**{**_PLAN, **changes})
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)

@@ -16,6 +16,7 @@ from studies.cli.main import main
 from studies.engine import (
     FAILS,
     HOLDS,
+    INCONCLUSIVE,
     NOT_RUN,
     CellResult,
     Claim,
@@ -28,7 +29,7 @@ from studies.engine import (
     run,
 )
 from studies.engine.claims import _Judge
-from studies.suite import get_study, study_names
+from studies.suite import SUITE_FALSE_ALARM, claim_false_alarm, get_study, study_names
 from studies.suite.coverage_proportion import wrap_method
 
 MEAN = get_study("mean_bias")
@@ -73,7 +74,7 @@ def test_an_undefined_value_breaks_a_claim_and_an_empty_region_is_not_run():
 
 
 def test_monte_carlo_allowance_is_bonferroni_k_times_mcse():
-    claim = Claim("c", "", ("m",), "bias", "within", 0.0, familywise_error=0.01)
+    claim = Claim("c", "", ("m",), "bias", "within", 0.0, resolution=1.0, familywise_error=0.01)
     found = _verdict(claim, [0.0] * 5, mcse=0.1, n_replicates=100, measure="bias")
     k = stats.norm.isf(0.01 / (2 * 5))
     assert found.k == pytest.approx(k)
@@ -118,7 +119,8 @@ def test_a_list_valued_parameter_is_compared_as_its_text():
         CellResult("s", str(i), i, {"sizes": sizes}, "exact",
                    {"m": Performance({"bias": Measure(v, 0.0)}, None)}, {}, b"")
         for i, (sizes, v) in enumerate([([20, 5], 0.0), ([40, 10], 0.3)]))
-    claim = Claim("c", "", ("m",), "bias", "within", 0.0, where="sizes == '[20, 5]'")
+    claim = Claim("c", "", ("m",), "bias", "within", 0.0, where="sizes == '[20, 5]'",
+                  resolution=0.01)
     found = evaluate_claims([claim], StudyResult("s", cells))[0]
     assert found.status == HOLDS and found.compared == 1
     mean = dataclasses.replace(claim, where="", mean_over=("sizes",))
@@ -151,7 +153,7 @@ def _judged(claim, rows):
     """The verdict on tidy rows of cells with one parameter ``n`` (many runs, quickly)."""
     judge = _Judge(claim, ["n"])
     judge.add(rows.assign(error=""))
-    return judge.verdict()
+    return judge.verdict(1e-3)
 
 
 def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
@@ -159,7 +161,8 @@ def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
     # simulated runs of 20 values it must fail in at most 5% of runs (Bonferroni), and a
     # method 5 MCSE short must fail in almost every run. Tolerance: 4 binomial SEs of the rate.
     gen = np.random.default_rng(20261123)
-    claim = Claim("c", "", ("m",), "bias", "at_least", 0.95, familywise_error=0.05)
+    claim = Claim("c", "", ("m",), "bias", "at_least", 0.95, resolution=0.1,
+                  familywise_error=0.05)
     rows = pd.DataFrame({"position": range(20), "n": range(20), "method": "m",
                          "measure": "bias", "mcse": 0.005, "n_replicates": 2000})
     def rate(shift):
@@ -174,28 +177,36 @@ def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
 
 
 def test_claims_of_a_study_have_distinct_names():
-    twice = (Claim("x", "", ("wald",), "bias", "within"),) * 2
+    twice = (Claim("x", "", ("wald",), "bias", "within", resolution=0.01),) * 2
     with pytest.raises(ValueError, match=r"must have distinct names; got \['x'\] more"):
         dataclasses.replace(BINOMIAL, claims=twice)
     with pytest.raises(ValueError, match="`comparison` must be one of"):
-        Claim("x", "", ("mean",), "bias", "equal")
+        Claim("x", "", ("mean",), "bias", "equal", resolution=0.01)
 
 
 @pytest.mark.parametrize("name", study_names())
-def test_every_claim_holds_on_the_quick_grid(quick_run, name, capsys):
+def test_every_claim_judged_on_the_quick_grid_holds_with_power(quick_run, name, capsys):
+    # Nothing INCONCLUSIVE on the quick suite: every claim judged there holds and could have
+    # detected a deviation of its resolution; the others are NOT RUN, judged on the full grid.
     study = get_study(name)
     assert study.claims, f"{name} states no claims"
     text = (quick_run / f"{name}.claims.csv").read_text()
-    table = pd.read_csv(quick_run / f"{name}.claims.csv")
+    table = pd.read_csv(quick_run / f"{name}.claims.csv", keep_default_na=False)
     assert table["claim"].tolist() == [c.name for c in study.claims], text
-    assert (table["status"] == HOLDS).all(), text
-    assert (table["compared"] > 0).all()
+    judged = [not c.grids or "quick" in c.grids for c in study.claims]
+    assert (table.loc[judged, "status"] == HOLDS).all(), text
+    assert (table.loc[judged, "detectable"].astype(float)
+            <= table.loc[judged, "resolution"].astype(float)).all(), text
+    assert (table.loc[judged, "compared"] > 0).all()
+    skipped = table.loc[[not j for j in judged]]
+    assert (skipped["status"] == NOT_RUN).all(), text
+    assert (skipped["reason"] == "judged on the full grid only").all(), text
 
 
 def test_study_check_rejudges_a_stored_run(quick_run, capsys):
     assert main(["study", "check", str(quick_run)]) == 0
     out = capsys.readouterr().out
-    assert "coverage_proportion: claims: 3 hold, 0 fail, 0 not run" in out
+    assert "coverage_proportion: claims: 3 hold, 0 inconclusive, 0 fail, 0 not run" in out
 
 
 def _shrunk_t(samples, params):
@@ -345,9 +356,175 @@ def test_a_mean_saving_among_tests_made_skips_cells_without_a_test():
         return CellResult("s", str(i), i, {"n": i}, "monte-carlo",
                           {"m": Performance(measures, 100)}, {}, b"")
 
-    claim = Claim("c", "", ("m",), "conditional_saving", "at_least", 0.3, mean_over=("n",))
+    claim = Claim("c", "", ("m",), "conditional_saving", "at_least", 0.3, mean_over=("n",),
+                  resolution=0.2)
     cells = (cell(0, 0.5, 0.40, 0.02), cell(1, 0.8, 0.35, 0.03), cell(2, 0.0, math.nan, math.nan))
     found = evaluate_claims([claim], StudyResult("s", cells))[0]
     assert found.status == HOLDS
     broken = (*cells[:2], cell(2, 0.1, math.nan, math.nan))
     assert evaluate_claims([claim], StudyResult("s", broken))[0].status == FAILS
+
+
+@pytest.mark.parametrize("comparison,margin,value,expected", [
+    # value >= 0.95 - margin
+    ("at_least", 0.02, 0.94, HOLDS), ("at_least", -0.02, 0.94, FAILS),
+    ("at_least", -0.02, 0.97, HOLDS), ("at_least", 0.01, 0.94, HOLDS),  # at the bound
+    ("at_least", 0.0, 0.94, FAILS), ("at_least", -0.0, 0.94, FAILS),
+    ("at_least", -0.0, 0.95, HOLDS),
+    # value <= 0.95 + margin
+    ("at_most", 0.02, 0.96, HOLDS), ("at_most", -0.02, 0.96, FAILS),
+    ("at_most", -0.02, 0.93, HOLDS), ("at_most", 0.01, 0.96, HOLDS),  # at the bound
+    ("at_most", 0.0, 0.96, FAILS), ("at_most", -0.0, 0.96, FAILS),
+    ("at_most", -0.0, 0.95, HOLDS),
+    # |value - 0.95| <= margin: a negative margin can never hold
+    ("within", 0.02, 0.94, HOLDS), ("within", -0.02, 0.94, FAILS),
+    ("within", 0.02, 0.96, HOLDS), ("within", -0.02, 0.96, FAILS),
+    ("within", 0.01, 0.94, HOLDS), ("within", -0.02, 0.95, FAILS),  # at the bound; at target
+    ("within", 0.0, 0.94, FAILS), ("within", -0.0, 0.94, FAILS),
+    ("within", -0.0, 0.95, HOLDS),
+])
+def test_the_sign_of_a_nonzero_margin_decides_an_exact_claim(comparison, margin, value,
+                                                             expected):
+    # Exact values (MCSE 0): the verdict is value against 0.95 and the margin, up to 1e-9.
+    claim = Claim("c", "", ("m",), "coverage", comparison, 0.95, margin=margin)
+    assert _verdict(claim, [value]).status == expected
+
+
+def _share_claim(comparison="at_least", bound=0.95, **kwargs):
+    return Claim("c", "", ("m",), "coverage", comparison, bound, familywise_error=0.01, **kwargs)
+
+
+def _break_probability(claim, truth, replicates):
+    """P(the claim breaks on one cell of ``replicates``) at a true share ``truth``: the binomial
+    pmf summed over the counts whose verdict is FAILS (every count judged once)."""
+    counts = np.arange(replicates + 1)
+    rows = _share_rows(replicates + 1, replicates).assign(value=counts / replicates, mcse=0.0)
+    broken = set()
+    for i in counts:  # one cell at a time: k is that of a single value
+        verdict = _judged(claim, rows.iloc[[i]])
+        if verdict.status == FAILS:
+            broken.add(int(i))
+    return float(stats.binom.pmf(sorted(broken), replicates, truth).sum())
+
+
+@pytest.mark.parametrize("comparison,bound,replicates", [
+    ("at_least", 0.95, 400), ("at_most", 0.88, 150), ("at_most", 0.0, 60),
+    ("at_least", 1.0, 60), ("within", 0.5, 200)])
+def test_a_share_is_broken_with_probability_095_at_its_detectable_deviation(
+        comparison, bound, replicates):
+    # Exact: at bound -/+ detectable the binomial count breaks the claim with probability
+    # >= 0.95; a tenth closer to the bound, with less. At a bound of 0 or 1 too (where the
+    # SE at the bound is 0 and a normal approximation would say 0).
+    claim = _share_claim(comparison, bound, margin=0.03 if comparison == "within" else 0.0)
+    one = _judged(claim, _share_rows(1, replicates).assign(value=bound, mcse=0.0))
+    d = one.detectable
+    assert 0 < d < 0.5
+    far = bound + 0.03 + d if comparison == "within" else (
+        bound - d if comparison == "at_least" else bound + d)
+    near = bound + 0.03 + 0.9 * d if comparison == "within" else (
+        bound - 0.9 * d if comparison == "at_least" else bound + 0.9 * d)
+    assert _break_probability(claim, far, replicates) >= 0.95 - 1e-9
+    assert _break_probability(claim, near, replicates) < 0.95
+
+
+def test_a_claim_without_the_power_to_fail_is_inconclusive_and_says_what_would_decide_it():
+    # Coverage 0.97 in 5 cells of R replicates against "at least 0.95" (resolution 0.02): at
+    # R = 100 nothing breaks it, but a 2-point shortfall would go unseen; with the replicates
+    # the reason names it holds.
+    claim = _share_claim()
+    rows = _share_rows(5, 100).assign(value=0.97, mcse=0.0)
+    weak = _judged(claim, rows)
+    assert weak.status == INCONCLUSIVE and weak.failures.empty
+    assert weak.detectable > claim.resolution and weak.scale > 1
+    assert "times the replicates would decide it" in weak.reason
+    enough = math.ceil(weak.scale * 100)
+    strong = _judged(claim, _share_rows(5, enough).assign(value=0.97, mcse=0.0))
+    assert strong.status == HOLDS and strong.detectable <= claim.resolution
+    assert strong.scale == 1.0 and strong.reason == ""
+    # fewer replicates than the scale says stay inconclusive
+    assert _judged(claim, _share_rows(5, enough // 2).assign(
+        value=0.97, mcse=0.0)).status == INCONCLUSIVE
+
+
+def test_an_effect_holds_only_where_the_estimates_show_it():
+    # "at least 5 points below 0.93" (an effect), R = 20,000 (decisive at 0.01): 0.87 holds,
+    # 0.881 is on the wrong side within the allowance (INCONCLUSIVE), 0.90 is decisively
+    # beyond (FAILS). The same values against the bound "at most 0.88" hold at 0.881.
+    effect = _share_claim("at_most", 0.93, margin=-0.05)
+    assert effect.effect
+    rows = _share_rows(1, 20_000)
+    assert _judged(effect, rows.assign(value=0.87, mcse=0.0)).status == HOLDS
+    wrong = _judged(effect, rows.assign(value=0.881, mcse=0.0))
+    assert wrong.status == INCONCLUSIVE and wrong.wrong_side == 1
+    assert "wrong side" in wrong.reason
+    assert _judged(effect, rows.assign(value=0.90, mcse=0.0)).status == FAILS
+    bound = _share_claim("at_most", 0.88)
+    assert not bound.effect
+    assert _judged(bound, rows.assign(value=0.881, mcse=0.0)).status == HOLDS
+
+
+def test_exact_values_are_judged_exactly_whatever_the_resolution():
+    # an exact value has no Monte Carlo allowance: beyond the rounding tolerance it fails, and
+    # an exact claim never lacks power (its detectable deviation is the tolerance)
+    claim = _share_claim(resolution=0.001)
+    assert _verdict(claim, [0.95 - 2e-9]).status == FAILS
+    held = _verdict(claim, [0.95 - 5e-10])
+    assert held.status == HOLDS and held.detectable == claim.exact_tolerance
+
+
+def test_a_claim_judged_on_other_grids_is_not_run_with_its_reason():
+    claim = _share_claim(grids=("full",))
+    result = _result([0.97], n_replicates=100)
+    skipped = evaluate_claims([claim], result, grid="quick")[0]
+    assert skipped.status == NOT_RUN and skipped.reason == "judged on the full grid only"
+    assert evaluate_claims([claim], result, grid="full")[0].status == INCONCLUSIVE
+    with pytest.raises(ValueError, match=r"`grids` of claim 'd' must name grids of study"):
+        dataclasses.replace(MEAN, claims=(claim, dataclasses.replace(claim, name="d",
+                                                                     grids=("huge",))))
+
+
+def test_a_claim_states_its_resolution_where_its_measure_has_no_default():
+    with pytest.raises(ValueError, match="`resolution` of claim 'b' must be given for measure"):
+        Claim("b", "", ("m",), "bias", "within")
+    with pytest.raises(ValueError, match="must be finite and above its exact tolerance"):
+        Claim("b", "", ("m",), "bias", "within", resolution=1e-12)
+    with pytest.raises(ValueError, match="`effect` of claim 'b' must be False"):
+        Claim("b", "", ("m",), "coverage", "within", effect=True)
+    assert Claim("c", "", ("m",), "coverage", "at_least").resolution == 0.02
+
+
+def test_the_suite_splits_its_false_alarm_budget_over_its_claims():
+    count = sum(len(get_study(name).claims) for name in study_names())
+    assert claim_false_alarm() == pytest.approx(SUITE_FALSE_ALARM / count)
+    claim = _share_claim()
+    claim = dataclasses.replace(claim, familywise_error=None)
+    found = evaluate_claims([claim], _result([0.97] * 4, n_replicates=5000),
+                            familywise_error=claim_false_alarm())[0]
+    assert found.familywise_error == claim_false_alarm()
+    assert found.k == pytest.approx(stats.norm.isf(claim_false_alarm() / 4))
+
+
+def test_a_resolution_in_units_of_the_empirical_se_is_judged_cell_by_cell():
+    # Bias claims on estimands of any scale: "detect a bias of a fifth of the estimator's SE".
+    # With R replicates the bias's MCSE is S / sqrt(R), so the detectable bias in SE units is
+    # (k + 1.645) / sqrt(R) in every cell, whatever S: 600 replicates cannot reach 0.2, 1,600
+    # can.
+    def result(replicates, scale):
+        cells = tuple(
+            CellResult("s", str(i), i, {"n": i}, "monte-carlo", {"m": Performance(
+                {"bias": Measure(0.0, s / math.sqrt(replicates)),
+                 "empirical_se": Measure(s, 0.0)}, replicates)}, {}, b"")
+            for i, s in enumerate(scale))
+        return StudyResult("s", cells)
+
+    claim = Claim("c", "", ("m",), "bias", "within", 0.0, resolution=0.2,
+                  resolution_unit="empirical_se", familywise_error=0.001)
+    k = stats.norm.isf(0.001 / (2 * 3))
+    for replicates, status in ((600, INCONCLUSIVE), (1600, HOLDS)):
+        found = evaluate_claims([claim], result(replicates, [1.0, 300.0, 5e4]))[0]
+        assert found.status == status
+        assert found.detectable == pytest.approx((k + stats.norm.isf(0.05))
+                                                 / math.sqrt(replicates))
+    assert "x empirical_se" in evaluate_claims([claim], result(600, [1.0]))[0].reason
+    with pytest.raises(ValueError, match="`resolution_unit` of claim 'c' must be empty"):
+        dataclasses.replace(claim, measure="coverage")

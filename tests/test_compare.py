@@ -293,3 +293,30 @@ def test_a_report_directory_compares_like_its_run(baseline, tmp_path, capsys):
     assert status == 0, out
     assert "0 regressions, 0 improvements, 0 values missing, 0 added" in out
     assert len(report.rows) == len(load_results(baseline).rows)
+
+
+def _exact(values, *, seed="1"):
+    """`_results` on the exact path: every outcome enumerated, MCSE 0, no replicate count."""
+    found = _results(values, 0.0, measure="width", seed=seed)
+    rows = found.rows.assign(path="exact", n_replicates=pd.array([pd.NA] * len(values),
+                                                                 dtype="Int64"))
+    return dataclasses.replace(found, rows=rows, grids={"s": {**found.grids["s"],
+                                                              "n_replicates": None}})
+
+
+def test_an_exact_value_moved_by_1e_7_is_a_regression_and_by_1e_12_is_not():
+    # An exact value has changed when |current - baseline| > 1e-9 (1 + |baseline|): at 0.5
+    # the allowance is 1.5e-9, at 0 it is 1e-9. A tolerance loosened to 1e-6 misses the
+    # 1e-7 moves, one tightened to 0 or 1e-15 flags the 1e-12 ones, one without its
+    # relative part flags 1.4e-9 at 0.5, and ">=" flags a move of exactly 1e-9 at 0.
+    base = _exact([0.5, 0.5, 0.0, 0.0, 0.5, 0.0])
+    moved = compare(base, _exact([0.5 + 1e-7, 0.5 - 1e-7, 1.1e-9, -1.1e-9, 0.5 + 1.6e-9, 0.0],
+                                 seed="2"))
+    assert moved.exact_tolerance == 1e-9 and moved.monte_carlo == 0
+    assert moved.changes["cell"].tolist() == ["n=0", "n=1", "n=2", "n=3", "n=4"]
+    assert moved.changes["change"].tolist() == [REGRESSION] * 5
+    assert moved.changes["z"].abs().tolist() == [math.inf] * 5
+    assert moved.status() == 1
+    kept = compare(base, _exact([0.5 + 1e-12, 0.5 - 1e-12, 0.9e-9, -0.9e-9, 0.5 + 1.4e-9, 1e-9],
+                                seed="2"))
+    assert kept.changes.empty and kept.compared == 6 and kept.status(strict=True) == 0

@@ -7,14 +7,38 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
 
 from estimators import proportion_ci
-from studies.engine.performance import Estimates, exact_performance, performance
+from studies.engine.performance import (
+    MAX_RUNS,
+    Estimates,
+    OutcomeLaw,
+    _monotone_runs,
+    exact_performance,
+    performance,
+)
 from studies.engine.tasks import CellTask, run_cell
 from studies.suite.registry import get_study
 
 MEAN_BIAS = get_study("mean_bias")
 BINOMIAL = get_study("binomial_coverage")
+
+
+def _wilson_se(count, replicates):
+    """The MCSE of a share: half the width of statsmodels' Wilson interval at one SE (z = 1)."""
+    low, high = proportion_confint(count, replicates, alpha=2 * stats.norm.sf(1.0),
+                                   method="wilson")
+    return (high - low) / 2
+
+
+def test_a_share_of_0_or_1_has_an_mcse_above_0():
+    # 6 passes in 6 attempts, 0 in 6: the Wilson half-width 1 / (2 (R + 1)), not 0
+    for reject in (np.ones(6), np.zeros(6)):
+        perf = performance(Estimates(reject=reject), 0.0)
+        assert perf["rejection"].mcse == pytest.approx(_wilson_se(int(reject.sum()), 6))
+        assert perf["rejection"].mcse == pytest.approx(1 / 14)
+        assert perf["conditional_rejection"].mcse == pytest.approx(1 / 14)
 
 
 def test_measures_match_hand_computation():
@@ -39,7 +63,7 @@ def test_measures_match_hand_computation():
     assert perf["coverage"].value == pytest.approx(np.mean((low <= 1) & (1 <= high)))
     assert perf["be_coverage"].value == pytest.approx(
         np.mean((low <= t.mean()) & (t.mean() <= high)))
-    assert perf["rejection"].mcse == pytest.approx(math.sqrt(0.4 * 0.6 / 5))
+    assert perf["rejection"].mcse == pytest.approx(_wilson_se(2, 5))
 
 
 def test_frequency_weights_equal_repeated_rows():
@@ -178,10 +202,10 @@ def test_tests_not_made_and_planned_sizes_match_hand_computation():
     size = np.array([120.0, 80.0, np.nan, 300.0, np.nan, 150.0, 90.0, 200.0])
     perf = performance(Estimates(reject=reject, size=size), 0.0)
     assert perf["tested"].value == 6 / 8
-    assert perf["tested"].mcse == pytest.approx(math.sqrt(0.75 * 0.25 / 8))
+    assert perf["tested"].mcse == pytest.approx(_wilson_se(6, 8))
     assert perf["rejection"].value == 4 / 8
     assert perf["conditional_rejection"].value == pytest.approx(4 / 6)
-    assert perf["conditional_rejection"].mcse == pytest.approx(math.sqrt(4 / 6 * 2 / 6 / 6))
+    assert perf["conditional_rejection"].mcse == pytest.approx(_wilson_se(4, 6))
     defined = size[~np.isnan(size)]
     assert perf["mean_size"].value == pytest.approx(defined.mean())
     assert perf["mean_size"].mcse == pytest.approx(defined.std(ddof=1) / math.sqrt(6))
@@ -238,7 +262,7 @@ def test_decisions_and_savings_match_hand_computation():
     reject = np.array([1.0, np.nan, 0.0, 1.0, np.nan, 1.0, 1.0, 0.0])
     perf = performance(Estimates(reject=reject, correct=correct, saving=saving), 0.0)
     assert perf["correct_share"].value == 5 / 8
-    assert perf["correct_share"].mcse == pytest.approx(math.sqrt(5 / 8 * 3 / 8 / 8))
+    assert perf["correct_share"].mcse == pytest.approx(_wilson_se(5, 8))
     defined = saving[~np.isnan(saving)]
     assert perf["mean_saving"].value == pytest.approx(defined.mean())
     assert perf["mean_saving"].mcse == pytest.approx(defined.std(ddof=1) / math.sqrt(6))
@@ -259,3 +283,41 @@ def test_a_saving_nowhere_defined_is_nan():
     assert math.isnan(perf["mean_saving"].value) and math.isnan(perf["conditional_saving"].value)
     exact = exact_performance(Estimates(saving=np.array([np.nan, 0.5])), [0.0], [[1.0, 0.0]])
     assert math.isnan(exact[0]["mean_saving"].value)
+
+
+def _hand_coverage(low, high, p, n):
+    """Sum of Binomial(n, p) probabilities over the counts whose [low, high] contains p."""
+    x = np.arange(n + 1)
+    return float(stats.binom.pmf(x, n, p)[(low <= p) & (p <= high)].sum())
+
+
+def test_exact_coverage_by_binary_search_counts_a_bound_exactly_at_the_true_value():
+    # One monotone run, dyadic values so that bounds equal p exactly: [(x - 1) / 8,
+    # (x + 1) / 8] clipped to [0, 1], x = 0..8, covers p = 3/8 at x = 2..4 (high = p at
+    # x = 2, low = p at x = 4) and p = 5/8 at x = 4..6 (high = p at 4, low = p at 6).
+    x = np.arange(9)
+    low, high = np.clip((x - 1) / 8, 0, 1), np.clip((x + 1) / 8, 0, 1)
+    assert _monotone_runs(low, high) == [(0, 9)]
+    ps = [0.375, 0.625]
+    law = OutcomeLaw([stats.binom.pmf(x, 8, p) for p in ps])
+    found = exact_performance(Estimates(low=low, high=high), ps, law, measures=["coverage"])
+    for perf, p, covered in zip(found, ps, ([2, 3, 4], [4, 5, 6]), strict=True):
+        expected = float(stats.binom.pmf(covered, 8, p).sum())
+        assert expected == pytest.approx(_hand_coverage(low, high, p, 8), abs=1e-15)
+        assert perf["coverage"].value == pytest.approx(expected, abs=1e-14)
+
+
+def test_exact_coverage_count_by_count_counts_a_bound_exactly_at_the_true_value():
+    # A zigzag of 100 runs (more than MAX_RUNS: summed outcome by outcome), x = 0..299 at
+    # p = 3/8: x % 3 == 0 has low = p, x % 3 == 1 has high = p, x % 3 == 2 lies above p.
+    n, p = 299, 0.375
+    x = np.arange(n + 1)
+    low = np.choose(x % 3, [p, 0.0, 0.9])
+    high = np.choose(x % 3, [1.0, p, 1.0])
+    assert _monotone_runs(low, high) is None and (n + 1) // 3 > MAX_RUNS
+    pmf = stats.binom.pmf(x, n, p)
+    found = exact_performance(Estimates(low=low, high=high), [p], OutcomeLaw([pmf]),
+                              measures=["coverage"])
+    expected = float(pmf[x % 3 != 2].sum())
+    assert expected == pytest.approx(_hand_coverage(low, high, p, n), abs=1e-15)
+    assert found[0]["coverage"].value == pytest.approx(expected, abs=1e-14)

@@ -70,6 +70,61 @@ def test_jaccard_jeffreys_and_wilson_equal_their_references(level):
         assert abs(wilson.high[k] - _f1(ref.high)) < 1e-10
 
 
+# (tp, fp, fn, tn) with false negatives, fp != fn and tn != fn, so that dropping fn, or
+# counting tn (or fp twice) in its place, changes m = tp + fp + fn: tp = 0 with errors of one
+# kind only or both, tp = m (no errors, many true negatives), and tn = 0.
+WITH_FALSE_NEGATIVES = [(0, 0, 3, 40), (0, 2, 5, 11), (3, 1, 6, 50), (7, 4, 2, 9),
+                        (12, 0, 5, 200), (20, 9, 3, 0), (5, 0, 0, 30)]
+
+
+def _jaccard_reference(method, tp, m, tail, alternative):
+    """The J interval from scipy's Beta and normal quantiles (tp successes of m trials).
+
+    Clopper-Pearson: Beta(tp, m - tp + 1) and Beta(tp + 1, m - tp) quantiles; Jeffreys:
+    Beta(tp + 1/2, m - tp + 1/2); Wilson: the score interval in closed form with
+    z = norm.isf(tail). Each has low exactly 0 at tp = 0 and high exactly 1 at tp = m (the
+    boundary conventions of estimators.proportion); one-sided: the other end is 0 or 1.
+    """
+    if method == "clopper-pearson":
+        low = stats.beta.ppf(tail, tp, m - tp + 1) if tp > 0 else 0.0
+        high = stats.beta.ppf(1 - tail, tp + 1, m - tp) if tp < m else 1.0
+    elif method == "jeffreys":
+        low = stats.beta.ppf(tail, tp + 0.5, m - tp + 0.5) if tp > 0 else 0.0
+        high = stats.beta.ppf(1 - tail, tp + 0.5, m - tp + 0.5) if tp < m else 1.0
+    else:
+        z, p = stats.norm.isf(tail), tp / m
+        centre = (p + z * z / (2 * m)) / (1 + z * z / m)
+        half = z * np.sqrt(p * (1 - p) / m + z * z / (4 * m * m)) / (1 + z * z / m)
+        low = centre - half if tp > 0 else 0.0
+        high = centre + half if tp < m else 1.0
+    if alternative == "greater":
+        high = 1.0
+    elif alternative == "less":
+        low = 0.0
+    return low, high
+
+
+@pytest.mark.parametrize("method", ["clopper-pearson", "jeffreys", "wilson"])
+@pytest.mark.parametrize(("level", "alternative"),
+                         [(0.9, "two-sided"), (0.95, "greater"), (0.8, "less")])
+def test_jaccard_intervals_with_false_negatives_match_beta_quantiles_of_the_jaccard_count(
+        method, level, alternative):
+    """tp successes of m = tp + fp + fn: fn counts as a trial exactly as fp does, tn not at
+    all. The reference bounds on J are mapped by F1 = 2J / (1 + J)."""
+    tail = (1 - level) / 2 if alternative == "two-sided" else 1 - level
+    tp, fp, fn, tn = (np.array(column) for column in zip(*WITH_FALSE_NEGATIVES, strict=True))
+    ci = f1_ci(tp, fp, fn, tn, method=f"jaccard-{method}", confidence_level=level,
+               alternative=alternative)
+    for k, (tp_k, fp_k, fn_k, tn_k) in enumerate(WITH_FALSE_NEGATIVES):
+        low, high = _jaccard_reference(method, tp_k, tp_k + fp_k + fn_k, tail, alternative)
+        case = (tp_k, fp_k, fn_k, tn_k)
+        assert abs(ci.low[k] - _f1(low)) < 1e-12, case
+        assert abs(ci.high[k] - _f1(high)) < 1e-12, case
+        one = f1_ci(tp_k, fp_k, fn_k, tn_k, method=f"jaccard-{method}",
+                    confidence_level=level, alternative=alternative)  # scalars alike
+        assert (one.low, one.high) == (ci.low[k], ci.high[k]), case
+
+
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
 def test_dirichlet_posterior_equals_mapped_beta_quantiles(alternative):
     """Reference: J ~ Beta(tp + 1/2, fp + fn + 1) under a Jeffreys Dirichlet prior (scipy)."""

@@ -732,6 +732,91 @@ def test_jeffreys_two_strata_by_brute_force_convolution():
                                               abs=1e-12)
 
 
+def _unsampled_positives_by_enumeration(sizes, sampled, positives):
+    """Exact posterior pmf of T, the relevant documents among the unsampled ones (fractions).
+
+    Independent of the module (no scipy): each stratum's unsampled documents are drawn one by
+    one from a Polya urn that starts with a_h + 1/2 relevant and n_h - a_h + 1/2 nonrelevant
+    balls (the Beta(1/2, 1/2)-binomial predictive, Ericson 1969). Every sequence of draws is
+    enumerated, and the strata's pmfs are convolved by a direct double sum.
+    """
+    total = [Fraction(1)]
+    half = Fraction(1, 2)
+    for size, n, a in zip(sizes, sampled, positives, strict=True):
+        unsampled = size - n
+        stratum = [Fraction(0)] * (unsampled + 1)
+        for sequence in itertools.product((0, 1), repeat=unsampled):
+            chance, hits = Fraction(1), 0
+            for drawn, relevant in enumerate(sequence):
+                balls = n + 1 + drawn  # (a + 1/2) + (n - a + 1/2) + the documents drawn
+                chance *= (a + half + hits if relevant else n - a + half + drawn - hits) / balls
+                hits += relevant
+            stratum[hits] += chance
+        convolved = [Fraction(0)] * (len(total) + unsampled)
+        for (i, p), (j, r) in itertools.product(enumerate(total), enumerate(stratum)):
+            convolved[i + j] += p * r
+        total = convolved
+    assert sum(total) == 1
+    return total
+
+
+def _tail(level, alternative):
+    level = Fraction(level)  # the levels below are dyadic: exact in binary
+    return (1 - level) / 2 if alternative == "two-sided" else 1 - level
+
+
+# (sizes, sampled, positives, level, alternative, the bound worked out by hand). Posterior pmfs
+# of T: one stratum N = 2, n = 1, a = 1: (1/4, 3/4); N = 3, n = 1, a = 1: (1/8, 1/4, 5/8);
+# a = 0 reverses them; two strata N_h = 2, n_h = 1, a_h = 1: (1/16, 6/16, 9/16). Each level puts
+# its tail exactly on a step of the CDF, where only "<=" keeps the step's count.
+CDF_STEP_LOWER = [
+    ([2], [1], [1], 0.5, "two-sided", Fraction(2, 2)),  # P(T < 1) = 1/4 = tail: L = 1
+    ([3], [1], [1], 0.75, "two-sided", Fraction(2, 3)),  # P(T < 1) = 1/8 = tail: L = 1
+    ([3], [1], [1], 0.25, "two-sided", Fraction(3, 3)),  # P(T < 2) = 3/8 = tail: L = 2
+    ([3], [1], [1], 0.875, "greater", Fraction(2, 3)),  # one-sided tail 1/8: L = 1
+    ([2, 2], [1, 1], [1, 1], 0.875, "two-sided", Fraction(3, 4)),  # P(T < 1) = 1/16: L = 1
+]
+CDF_STEP_UPPER = [  # P(T > U) = tail: U is the step's count
+    ([2], [1], [0], 0.5, "two-sided", Fraction(0, 2)),  # P(T > 0) = 1/4: U = 0
+    ([3], [1], [0], 0.75, "two-sided", Fraction(1, 3)),  # P(T > 1) = 1/8: U = 1
+    ([3], [1], [0], 0.25, "two-sided", Fraction(0, 3)),  # P(T > 0) = 3/8: U = 0
+    ([3], [1], [0], 0.875, "less", Fraction(1, 3)),  # one-sided tail 1/8: U = 1
+    ([2, 2], [1, 1], [0, 0], 0.9375, "less", Fraction(1, 4)),  # P(T > 1) = 1/16: U = 1
+]
+
+
+@pytest.mark.parametrize(("sizes", "sampled", "positives", "level", "alternative", "by_hand"),
+                         CDF_STEP_LOWER)
+def test_stratified_jeffreys_quantile_search_at_a_cdf_step_takes_the_largest_bound(
+        sizes, sampled, positives, level, alternative, by_hand):
+    """The documented rule, "largest L with P(T < L) <= tail", where P(T < L) equals the tail."""
+    pmf = _unsampled_positives_by_enumeration(sizes, sampled, positives)
+    tail = _tail(level, alternative)
+    below = [sum(pmf[:bound], Fraction(0)) for bound in range(len(pmf))]  # P(T < L)
+    assert tail in below  # the case is a tie, not a bound strictly inside a step
+    largest = max(bound for bound, mass in enumerate(below) if mass <= tail)
+    assert Fraction(sum(positives) + largest, sum(sizes)) == by_hand
+    ci = StratifiedEstimate(sizes, sampled, positives).confidence_interval(
+        level, method="jeffreys", alternative=alternative)
+    assert ci.low == float(by_hand)
+
+
+@pytest.mark.parametrize(("sizes", "sampled", "positives", "level", "alternative", "by_hand"),
+                         CDF_STEP_UPPER)
+def test_stratified_jeffreys_quantile_search_at_a_cdf_step_takes_the_smallest_upper_bound(
+        sizes, sampled, positives, level, alternative, by_hand):
+    """The documented rule, "smallest U with P(T > U) <= tail", where P(T > U) equals the tail."""
+    pmf = _unsampled_positives_by_enumeration(sizes, sampled, positives)
+    tail = _tail(level, alternative)
+    above = [sum(pmf[bound + 1:], Fraction(0)) for bound in range(len(pmf))]  # P(T > U)
+    assert tail in above
+    smallest = min(bound for bound, mass in enumerate(above) if mass <= tail)
+    assert Fraction(sum(positives) + smallest, sum(sizes)) == by_hand
+    ci = StratifiedEstimate(sizes, sampled, positives).confidence_interval(
+        level, method="jeffreys", alternative=alternative)
+    assert ci.high == float(by_hand)
+
+
 @st.composite
 def stratified_samples(draw):
     strata = draw(st.integers(1, 4))

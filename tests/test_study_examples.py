@@ -75,8 +75,10 @@ def test_assertion_tolerance_follows_bonferroni(means):
     rows = means.rows("coverage", method="mean")
     with pytest.raises(AssertionError) as caught:
         assert_coverage(means, 0.95, method="mean", familywise_error=0.05)
-    # z at 0.05 / (2 * 9) times sqrt(0.95 * 0.05 / 2000)
-    assert f"+-{2.772 * math.sqrt(0.95 * 0.05 / rows[0]['n_replicates']):.3g}" in str(caught.value)
+    # z at 0.05 / (2 * 9) times the SE of a share of R at 0.95: the Wilson half-width at z = 1
+    r = rows[0]["n_replicates"]
+    se = math.sqrt(0.95 * 0.05 / r + 0.25 / r**2) / (1 + 1 / r)
+    assert f"+-{2.772 * se:.3g}" in str(caught.value)
 
 
 @pytest.mark.parametrize("kwargs,message", [

@@ -7,7 +7,9 @@ false-alarm rate 1e-3 per check).
 from __future__ import annotations
 
 import dataclasses
+import io
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -25,6 +27,8 @@ from studies.engine import (
     run,
 )
 from studies.engine.design import Grid
+from studies.engine.seeding import cell_seed
+from studies.engine.tasks import CellTask, run_cell
 from studies.suite import power_calibration as pc
 from studies.suite.registry import get_study
 
@@ -109,7 +113,7 @@ def test_passes_match_the_exact_pass_probability_of_each_planned_size(interval):
 def test_sample_sources_shift_the_samples_f1_as_declared():
     # pessimistic: F1 lower by 0.05 on average (up to the ratio estimator's O(1/r) bias);
     # optimistic: the best of 5, above the unbiased mean.
-    cells = {"prevalence": 0.3, "f1": 0.7, "f": 0.9, "r": 2000, "posterior": "known-share"}
+    cells = {"prevalence": 0.3, "f1": 0.7, "f": 0.9, "r": 2000}
     means = {}
     for source in pc.SOURCES:
         sample = pc.generate({**cells, "source": source}, 4000, rng=6)
@@ -123,7 +127,7 @@ def test_sample_sources_shift_the_samples_f1_as_declared():
 
 def test_the_quick_cell_through_the_engine_reports_table_1s_measures():
     grid = Grid({"prevalence": [0.15], "f1": [0.85], "f": [0.85], "r": [500],
-                 "source": ["unbiased"], "posterior": ["known-share"]}, n_replicates=40)
+                 "source": ["unbiased"]}, n_replicates=40)
     study = dataclasses.replace(STUDY, grids={**STUDY.grids, "quick": grid})
     result = run([study], rng=7, workers=1)["power_calibration"]
     cell = result.cells[0]
@@ -134,12 +138,13 @@ def test_the_quick_cell_through_the_engine_reports_table_1s_measures():
                                                         * perf["conditional_rejection"].value)
         assert perf["lower_quartile_size"].value <= perf["median_size"].value \
             <= perf["upper_quartile_size"].value
-    # both methods saw the same samples: the same F1(M) - theta
-    assert cell.performance["delta"]["bias"] == cell.performance[
-        "jaccard-clopper-pearson"]["bias"]
+    # every method saw the same samples: the same F1(M) - theta
+    assert len({cell.performance[m]["bias"] for m in pc.METHODS}) == 1
     rows = pc.summary_table(result)
-    assert {row["method"] for row in rows} == set(pc.METHODS)
-    assert all(0.0 <= row["pass_rate"] <= 1.0 for row in rows)
+    assert {(row["method"], row["posterior"]) for row in rows} == {
+        *pc.PLANS.values(), *((i, "dirichlet vs known-share") for i in pc.INTERVALS)}
+    assert all(0.0 <= row["pass_rate"] <= 1.0 for row in rows if row["posterior"] in
+               ("known-share", "dirichlet"))
 
 
 @pytest.mark.parametrize(
@@ -186,9 +191,104 @@ def test_the_claims_tell_a_calibrated_planner_from_the_findings():
     assert status == {"unbiased-sample-not-above-nominal": HOLDS,
                       "unbiased-sample-short-near-the-limit": FAILS,
                       "pessimistic-sample-over-powered-far-from-the-limit": FAILS,
-                      "optimistic-sample-under-powered": FAILS}
+                      "optimistic-sample-under-powered": FAILS,
+                      "rare-class-under-sized": FAILS}
     status = {v.claim.name: v.status for v in evaluate_claims(pc.CLAIMS, _synthetic(0.85))}
     assert status == {"unbiased-sample-not-above-nominal": HOLDS,
                       "unbiased-sample-short-near-the-limit": HOLDS,
                       "pessimistic-sample-over-powered-far-from-the-limit": FAILS,
-                      "optimistic-sample-under-powered": HOLDS}
+                      "optimistic-sample-under-powered": HOLDS,
+                      "rare-class-under-sized": HOLDS}
+
+
+def _losci_low(tests: np.ndarray, interval: str) -> np.ndarray:
+    """The one-sided 95% lower bound of F1 on each test set ``(tp, fp, fn, tn)``.
+
+    Clopper-Pearson straight from scipy: ``J = tp / m`` with ``m = tp + fp + fn`` has the
+    lower bound ``Beta(0.05; tp, m - tp + 1)`` (0 when tp = 0), mapped by ``2J / (1 + J)``;
+    the delta interval from `f1_ci` (undefined bounds count as 0, never passing).
+    """
+    tp, fp, fn, tn = tests.T
+    if interval == "delta":
+        low = f1_ci(tp, fp, fn, tn, method="delta", alternative="greater").low
+        return np.nan_to_num(np.asarray(low, dtype=np.float64), nan=0.0)
+    m = tp + fp + fn
+    j = np.zeros(len(tp))
+    j[tp > 0] = stats.beta.ppf(0.05, tp[tp > 0], (m - tp + 1)[tp > 0])
+    return 2 * j / (1 + j)
+
+
+def test_an_attempt_passes_exactly_when_its_losci_lower_bound_exceeds_theta():
+    # The engine runs a quick-grid cell (f = 0.95: attempts, passes and failures for every
+    # method with this seed); its stream is rebuilt by hand from the cell's SeedSequence:
+    # 12 samples of 500 from the population, then each replicate's two seeds; an attempt's
+    # test set is one multinomial draw of its planned size from its replicate's second seed.
+    # Each attempt passes iff its lower bound > theta.
+    params = {"prevalence": 0.15, "f1": 0.85, "f": 0.95, "r": 500, "source": "unbiased"}
+    root, replicates, theta = 1, 12, 0.95 * 0.85
+    cell = run_cell(CellTask(STUDY, params, 0, replicates, root, "monte-carlo"))
+    with np.load(io.BytesIO(cell.estimates)) as stored:
+        found = {name: stored[name] for name in stored.files}
+    tp, error = 0.15 * 0.85, 0.15 * 0.15
+    cells = np.array([tp, error, error, 1 - tp - 2 * error])
+    gen = np.random.default_rng(cell_seed(root, "power_calibration", params))
+    samples = gen.multinomial(500, cells, size=replicates)
+    seeds = gen.integers(2**63, size=(replicates, 2), dtype=np.int64)
+    sample_f1 = 2 * samples[:, 0] / (2 * samples[:, 0] + samples[:, 1] + samples[:, 2])
+    for method, (interval, _) in pc.PLANS.items():
+        assert found[f"{method}/estimate"] == pytest.approx(sample_f1, rel=1e-15)
+        size, passed = found[f"{method}/size"], found[f"{method}/reject"]
+        attempted = ~np.isnan(size)
+        assert (np.isnan(passed) == ~attempted).all() and (sample_f1[attempted] > theta).all()
+        tests = np.array([np.random.default_rng(int(seeds[i, 1])).multinomial(int(size[i]),
+                                                                              cells)
+                          for i in np.flatnonzero(attempted)])
+        assert (tests.sum(axis=1) == size[attempted]).all()
+        low = _losci_low(tests, interval)
+        assert passed[attempted].tolist() == (low > theta).astype(float).tolist(), method
+        assert 0 < passed[attempted].sum() < attempted.sum() < replicates  # not vacuous
+
+
+def test_a_losci_lower_bound_equal_to_theta_does_not_pass(monkeypatch):
+    # Ties never happen with real bounds, so the certification interval is replaced by one
+    # returning theta, the next float above and below it, and nan (no bound): "exceeds"
+    # is strict, and an undefined bound fails. The call must ask for the one-sided 95% LOSCI.
+    theta = 0.5
+    lows = np.array([theta, np.nextafter(theta, 1.0), np.nextafter(theta, 0.0), np.nan])
+    calls = []
+
+    def fake_f1_ci(tp, fp, fn, tn, *, method, confidence_level, alternative):
+        calls.append((method, confidence_level, alternative, len(tp)))
+        return SimpleNamespace(low=lows.copy())
+
+    monkeypatch.setattr(pc, "f1_ci", fake_f1_ci)
+    counts = np.tile([60, 20, 25, 395], (4, 1))
+    seeds = np.arange(8, dtype=np.int64).reshape(4, 2)
+    found = pc._certify(counts, seeds, pc.population(0.5, 0.727), theta, interval="delta",
+                        posterior="known-share", confidence_level=0.95, power=0.93, draws=100)
+    assert not np.isnan(found.size).any()
+    assert calls == [("delta", 0.95, "greater", 4)]
+    assert found.passed.tolist() == [0.0, 1.0, 0.0, 0.0]
+
+
+def test_the_posteriors_are_compared_on_common_random_numbers():
+    # Both posteriors plan from the same sample and planner seed, and every attempt draws its
+    # test set from its replicate's own stream (rebuilt here from the cell's seed), whatever
+    # the other replicates did: the paired method's saving is 1 - s_dirichlet / s_known
+    # replicate by replicate (nan where either plan does not attempt).
+    params = {"prevalence": 0.15, "f1": 0.85, "f": 0.85, "r": 500, "source": "unbiased"}
+    cell = run_cell(CellTask(STUDY, params, 0, 30, 3, "monte-carlo"))
+    with np.load(io.BytesIO(cell.estimates)) as stored:
+        found = {name: stored[name] for name in stored.files}
+    seeds = pc.generate(params, 30, rng=cell_seed(3, "power_calibration", params)).data[1]
+    cells = pc.population(0.15, 0.85)
+    for interval in pc.INTERVALS:
+        known, dirichlet = found[f"{interval}/size"], found[f"{interval}-dirichlet/size"]
+        saving = found[f"{interval}-dirichlet-vs-known-share/saving"]
+        np.testing.assert_array_equal(saving, 1.0 - dirichlet / known)
+        assert np.isnan(saving).sum() < 30
+        for method, size in ((interval, known), (f"{interval}-dirichlet", dirichlet)):
+            for i in np.flatnonzero(~np.isnan(size)):
+                test = np.random.default_rng(int(seeds[i, 1])).multinomial(int(size[i]), cells)
+                passed = _losci_low(test[None, :], interval)[0] > 0.85 * 0.85
+                assert found[f"{method}/reject"][i] == float(passed), (method, i)

@@ -36,7 +36,9 @@ def _only(*names: str, **extra) -> Study:
 def two_cells():
     methods = ("pooled", "srs", "trec5", "proportional", "neyman", "jeffreys",
                "mover-wilson", "gap-neyman-proportional", "gap-proportional-srs")
-    return run([_only(*methods)], grid=CELLS, rng=11, workers=1)[NAME]
+    # 9,000 replicates: the coverage claim's mean of one cell pair detects 2 points (2,000 do not)
+    return run([_only(*methods)], grid=dataclasses.replace(CELLS, n_replicates=9_000), rng=11,
+               workers=1)[NAME]
 
 
 @pytest.fixture(scope="module")
@@ -158,8 +160,9 @@ def test_the_normal_interval_undercovers_where_relevant_documents_are_rare(two_c
     (row,) = [r for r in two_cells.rows("coverage", method="trec5")
               if r["params"]["relevant"] == 40]
     assert row["value"] + 4 * row["mcse"] < 0.90  # 0.65 (MCSE 0.011) in the pinned run
-    # Jeffreys repairs it (0.947 on the full grid); MOVER-Wilson most of it (0.926)
-    assert_coverage(two_cells, 0.95, method="jeffreys", alternative="greater")
+    # Jeffreys repairs most of it: within 2 points of nominal in both cells (0.940, MCSE
+    # 0.0025, at relevant = 40 with 9,000 replicates: not all of it); MOVER-Wilson most of it
+    assert_coverage(two_cells, 0.93, method="jeffreys", alternative="greater")
     assert_coverage(two_cells, 0.90, method="mover-wilson", alternative="greater")
     with pytest.raises(AssertionError, match=r"trec5 at \{'relevant': 40"):
         assert_coverage(two_cells, 0.95, method="trec5", alternative="greater")

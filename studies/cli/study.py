@@ -2,12 +2,16 @@
 
 ``study run`` stores every finished cell in ``OUT/run.sqlite`` as it finishes, then judges
 each study's claims and writes its tables beside the store (`studies.report.write_tables`). It
-exits 0 when every claim holds and 1 when one fails (one line per failing claim); ``study
-check OUT`` judges a stored run again, and also exits 1 (a line ``INCOMPLETE``) when the run
+exits 0 when every claim judged holds and 1 when one fails or is inconclusive (one line per
+such claim: a claim without the power to decide on its grid is no pass); ``study check OUT``
+judges a stored run again, and also exits 1 (a line ``INCOMPLETE``) when the run
 did not finish every cell, since its verdicts then cover part of the grid. Ctrl-C stops the
 run keeping the finished cells and writing their tables (exit status 130); ``--resume``
 continues it. ``study salvage DIR --out NEWDIR`` copies the readable cells of a damaged run
 store into a new run directory, where ``--resume`` finishes the run (`studies.engine.salvage`).
+
+``study reference RUN_DIR`` records the verdicts of a finished run (the full grids') in
+``reports/reference/`` (`studies.report.reference`).
 
 ``study compare BASELINE CURRENT`` is the regression gate (`studies.report.compare`): every
 value of a run against a blessed baseline within its Monte Carlo error, exit 1 on a regression;
@@ -33,6 +37,7 @@ from pathlib import Path
 from studies.cli.progress import Progress
 from studies.engine import (
     FAILS,
+    INCONCLUSIVE,
     RunResults,
     Study,
     Verdict,
@@ -47,7 +52,8 @@ from studies.engine.store import DB_NAME, existing_store
 from studies.report import write_report, write_tables
 from studies.report.baseline import Results, bless, load_results
 from studies.report.compare import Comparison, compare
-from studies.suite import STUDY_MODULES, get_study, study_names
+from studies.report.reference import record
+from studies.suite import STUDY_MODULES, claim_false_alarm, get_study, study_names
 
 EXIT_CLAIM_FAILS = 1
 EXIT_INTERRUPTED = 130
@@ -93,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
 
     def finished(study: RunResults) -> None:
         # judged and tabled while the other studies run: the run's tail then overlaps them
-        found = _judge(study, studies)
+        found = _judge(study, studies, args.grid)
         verdicts.update(found)
         summaries.update(write_tables(study, out, studies, found))
 
@@ -133,10 +139,23 @@ def _run(args: argparse.Namespace) -> int:
     return status
 
 
-def _judge(results: RunResults, studies: list[Study]) -> dict[str, list[Verdict]]:
+def _judge(results: RunResults, studies: list[Study], grid: str | None
+           ) -> dict[str, list[Verdict]]:
+    """Each study's verdicts, every claim at its share of the suite's false-alarm budget."""
     by_name = {study.name: study for study in studies}
-    return {name: evaluate_claims(by_name[name].claims, result)
+    return {name: evaluate_claims(by_name[name].claims, result, grid=grid,
+                                  familywise_error=claim_false_alarm())
             for name, result in results.items() if name in by_name}
+
+
+def _grid_name(directory: Path) -> str | None:
+    """The named grid a stored run used (None for a grid given as an object)."""
+    store = existing_store(directory)
+    try:
+        grid = store.metadata()["identity"]["grid"]
+    finally:
+        store.close()
+    return grid if isinstance(grid, str) else None
 
 
 def _tally(verdicts: list[Verdict]) -> str:
@@ -144,11 +163,15 @@ def _tally(verdicts: list[Verdict]) -> str:
 
 
 def _failing(verdicts: dict[str, list[Verdict]]) -> int:
-    """One line per failing claim (study, claim, worst value); the exit status."""
-    failed = [(name, v) for name, found in verdicts.items() for v in found if v.status == FAILS]
+    """One line per failing (worst value) or inconclusive (reason) claim; the exit status."""
+    failed = [(name, v) for name, found in verdicts.items() for v in found
+              if v.status in (FAILS, INCONCLUSIVE)]
     for name, verdict in failed:
-        print(f"FAILS {name} {verdict.claim.name}: {verdict.worst()} "
-              f"({len(verdict.failures)} of {verdict.compared} values)")
+        if verdict.status == FAILS:
+            print(f"FAILS {name} {verdict.claim.name}: {verdict.worst()} "
+                  f"({len(verdict.failures)} of {verdict.compared} values)")
+        else:
+            print(f"INCONCLUSIVE {name} {verdict.claim.name}: {verdict.reason}")
     return EXIT_CLAIM_FAILS if failed else 0
 
 
@@ -179,7 +202,7 @@ def _incomplete(directory: Path) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     results, studies = _stored(args.directory)
-    verdicts = _judge(results, studies)
+    verdicts = _judge(results, studies, _grid_name(args.directory))
     for name, found in verdicts.items():
         print(f"{name}: {_tally(found)}")
     return max(_failing(verdicts), _incomplete(args.directory))
@@ -187,7 +210,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     results, studies = _stored(args.directory)
-    verdicts = _judge(results, studies)
+    verdicts = _judge(results, studies, _grid_name(args.directory))
     print(f"report: {write_report(args.directory, studies, results, verdicts, out=args.out)}")
     return max(_failing(verdicts), _incomplete(args.directory))
 
@@ -225,6 +248,13 @@ def _print_comparison(comparison: Comparison, *, strict: bool = False,
 def _bless(args: argparse.Namespace) -> int:
     manifest = bless(args.directory, args.out, reason=args.reason)
     print(f"blessed {args.directory} as the baseline: {manifest}")
+    return 0
+
+
+def _reference(args: argparse.Namespace) -> int:
+    recorded = record(args.directory, args.out)
+    print(f"recorded the verdicts of {', '.join(recorded)} in {args.out} "
+          f"({args.out / 'index.md'})")
     return 0
 
 
@@ -283,5 +313,5 @@ def handle(args: argparse.Namespace) -> int:
 # Each action of the parser (`studies.cli.parsers.study`) and the function that runs it.
 ACTIONS: dict[str, Callable[[argparse.Namespace], int]] = {
     "list": _list, "run": _run, "check": _check, "report": _report, "compare": _compare,
-    "bless": _bless, "status": _status, "salvage": _salvage,
+    "bless": _bless, "reference": _reference, "status": _status, "salvage": _salvage,
 }

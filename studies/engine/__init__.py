@@ -7,14 +7,24 @@ per-cell random streams (`seeding`) and the run's provenance (`provenance`); per
 measures and their Monte Carlo standard errors come from `performance`; results are read back
 with `results_from_store` (`reading`) as `RunResults`, whose ``to_frame()`` is a tidy pandas
 frame (`results`). A study's claims, the findings that must hold, are judged by
-`evaluate_claims` (`claims`) with stated false-alarm rates; `assertions` holds the pytest
+`evaluate_claims` (`claims`) with stated false-alarm rates and power; `assertions` holds the pytest
 helpers with MCSE-derived tolerances.
 
 The engine knows no particular study: the registered studies live in `studies.suite`.
 """
 
 from studies.engine.assertions import assert_coverage, assert_measure
-from studies.engine.claims import FAILS, HOLDS, NOT_RUN, Claim, Verdict, evaluate_claims
+from studies.engine.claims import (
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    NOT_RUN,
+    RESOLUTIONS,
+    STATUSES,
+    Claim,
+    Verdict,
+    evaluate_claims,
+)
 from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.performance import (
     MEASURES,
@@ -32,9 +42,12 @@ from studies.engine.runner import run
 __all__ = [
     "FAILS",
     "HOLDS",
+    "INCONCLUSIVE",
     "MEASURES",
     "NOT_RUN",
     "PATHS",
+    "RESOLUTIONS",
+    "STATUSES",
     "CellResult",
     "Claim",
     "Estimates",

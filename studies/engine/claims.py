@@ -5,39 +5,61 @@ target: "the coverage of clopper-pearson is at least the nominal level in every 
 mean coverage over p of wilson is within 0.01 of nominal at each n", "the bias of the pooled
 estimator is at most 0". The target is a number or a grid parameter (``"confidence_level"``:
 the nominal level of each cell); the comparison allows a stated ``margin`` (the size of the
-finding, part of the claim) and, on top of it, the statistical allowance of each compared value:
+finding, part of the claim). Each value compared gets a statistical allowance:
 
-* exact cells (MCSE 0): a stated numerical tolerance (``exact_tolerance``, rounding);
+* exact cells (every outcome enumerated): a stated numerical tolerance (``exact_tolerance``,
+  rounding), never a Monte Carlo allowance;
 * Monte Carlo values: ``k x SE``, with ``k`` the normal quantile that holds the claim's
-  family-wise false-alarm rate ``familywise_error`` over all its ``m`` Monte Carlo values
-  (Bonferroni: ``k = z(alpha / m)`` one-sided, ``z(alpha / (2 m))`` for ``within``). The SE is
-  the value's MCSE, except for shares of replicates (coverage, rejection), whose SE is taken
-  at the bound, ``sqrt(b (1 - b) / R)``: the MCSE at an estimate near 0 or 1 is too small.
-  A share among the tests made (``conditional_rejection``) counts the ``tested x R``
-  replicates that made one; a cell without a test is not compared, nor is its mean saving
-  among the tests made (``conditional_saving``). A claim that is true therefore fails on a
-  run with probability at most about ``familywise_error`` (normal approximation); a study's
-  several claims each have their own.
+  family-wise false-alarm rate over all its ``m`` Monte Carlo values (Bonferroni:
+  ``k = z(alpha / m)`` one-sided, ``z(alpha / (2 m))`` for ``within``). The SE is the value's
+  MCSE, except for shares of replicates (coverage, rejection), whose SE is taken at the bound,
+  ``sqrt(b (1 - b) / R)``: the MCSE at an estimate near 0 or 1 is too small. A share among
+  the tests made (``conditional_rejection``) counts the ``tested x R`` replicates that made
+  one; a cell without a test is not compared, nor is its mean saving among the tests made
+  (``conditional_saving``).
 
-A value is exact when its cell took the exact path, whatever its MCSE. A Monte Carlo value whose
-SE is undefined (a method whose model SE is 0 has an undefined MCSE of ``model_se_error``) gets
-no allowance: beyond its bound, it breaks the claim. Each verdict also states
-``detectable``: the deviation beyond the bound that the claim flags with probability at least
-0.95 in its least precise value, ``(k + 1.645) x SE`` (the exact tolerance on the exact path).
-A claim whose detectable deviation is as large as the effect it is about is visibly weak. A
-claim about an effect (a negative margin: "at least 1 point below nominal") that HOLDS has not
-been refuted by the run; its detectable deviation says how strongly the run could refute it.
+The family-wise rate ``alpha`` of a claim is its own ``familywise_error`` when it states one,
+else the share the caller gives it of a suite's budget (`evaluate_claims`); a suite that splits
+a budget ``B`` equally over its claims fails, when every claim is true, on at most about ``B``
+of its runs (normal approximation).
 
-A verdict is ``HOLDS``, ``FAILS`` (with the values that break it, worst first) or ``NOT RUN``
-(the run has no value in the claim's region: its grid or its methods do not reach it). An
-undefined (nan) value in the region breaks the claim, and so does a cell where a method of the
-claim raised. Parameters holding lists are compared as their text (`studies.engine.regions`).
+**Power.** Every claim states its ``resolution``: the smallest deviation beyond its bound (in
+the measure's units) that it must detect, or takes the default of its measure
+(`RESOLUTIONS`). On each run the engine computes ``detectable``, the deviation beyond the bound
+that the claim flags with probability 0.95 in its least precise value: ``(k + 1.645) x SE`` for
+a measure of estimates (normal approximation), and for a share of ``R`` replicates exactly: the
+``d`` at which ``Binomial(R, b + d)`` passes the claim's critical count with probability 0.95
+(`_share_detectable`; above 0 at a bound of 0 or 1, infinite when no share in [0, 1] could
+fail the claim). A claim whose ``detectable`` exceeds its ``resolution`` cannot
+decide the question it asks on this grid.
+
+**Verdicts.**
+
+* ``FAILS``: a value lies beyond its bound by more than its allowance (an exact value beyond
+  the rounding tolerance), is undefined (nan), or its method raised in a cell of the region.
+* ``INCONCLUSIVE``: nothing fails, but the claim lacks the power to fail (``detectable >
+  resolution``), or it is a claim of an **effect** whose estimate lies on the wrong side of
+  its bound within the allowance. The verdict's ``reason`` says which, and how many times the
+  replicates would decide it.
+* ``HOLDS``: nothing fails, the claim has the power to detect a deviation of its resolution,
+  and a claim of an effect has every estimate on its side of the bound.
+* ``NOT RUN``: the run has no value in the claim's region, or the claim is judged only on
+  other grids (``grids``).
+
+A claim of an effect says that the data show something ("at least 5 points below nominal",
+"the apparent error is optimistic"): it holds only where the estimates show it. A claim of a
+bound ("coverage at least nominal", "unbiased within 0.01") is a property that noise may hide
+by up to its allowance. ``effect`` defaults to a negative margin (a finding of a given size).
+Parameters holding lists are compared as their text (`studies.engine.regions`).
 
 References
 ----------
 Morris, White & Crowther (2019), *Statistics in Medicine* 38, 2074-2102 (Monte Carlo SEs of
-performance measures, section 5.2). Bonferroni correction: Hochberg & Tamhane (1987),
-*Multiple Comparison Procedures*, Wiley.
+performance measures, section 5.2; the number of replicates for a wanted precision, section
+5.3). Bonferroni correction: Hochberg & Tamhane (1987), *Multiple Comparison Procedures*,
+Wiley. The power of a one-sided test of a binomial share in its normal approximation with the
+SE at the alternative: Fleiss, Levin & Paik (2003), *Statistical Methods for Rates and
+Proportions*, 3rd ed., Wiley, section 2.5.
 """
 
 from __future__ import annotations
@@ -55,7 +77,8 @@ from scipy import stats
 from studies.engine.regions import as_text, region_mask
 from studies.engine.results import StudyResult
 
-__all__ = ["COMPARISONS", "FAILS", "HOLDS", "NOT_RUN", "Claim", "Verdict", "evaluate_claims",
+__all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "HOLDS", "INCONCLUSIVE",
+           "NOT_RUN", "RESOLUTIONS", "STATUSES", "Claim", "Verdict", "evaluate_claims",
            "tally"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
@@ -66,11 +89,26 @@ SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection",
 # ``tested * R`` replicates, not ``R``; a cell without a test has nothing to judge.
 CONDITIONAL: dict[str, str] = {"conditional_rejection": "tested",
                                "conditional_saving": "tested"}
+# The deviation a claim must detect when it states none, in the measure's units: 2 points of
+# coverage, 5 points of a pass, test or selection rate, 5% of a relative bias or saving, 10% of
+# a model SE. Other measures (bias, sizes, widths) have units of their own: a claim states it.
+RESOLUTIONS: dict[str, float] = {
+    "coverage": 0.02, "be_coverage": 0.02, "rejection": 0.05, "tested": 0.05,
+    "conditional_rejection": 0.05, "correct_share": 0.05, "relative_bias": 0.05,
+    "model_se_error": 0.10, "mean_saving": 0.05, "conditional_saving": 0.05,
+}
+# A claim's family-wise false-alarm rate when neither it nor its caller states one.
+DEFAULT_FAMILYWISE_ERROR = 1e-3
 _Z95 = float(stats.norm.isf(0.05))
-HOLDS, FAILS, NOT_RUN = "HOLDS", "FAILS", "NOT RUN"
+HOLDS, FAILS, INCONCLUSIVE, NOT_RUN = "HOLDS", "FAILS", "INCONCLUSIVE", "NOT RUN"
+STATUSES: tuple[str, ...] = (HOLDS, INCONCLUSIVE, FAILS, NOT_RUN)
 _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}
 # The columns of `Verdict.failures` besides the parameters.
 _FAILURE_COLUMNS = ("method", "value", "mcse", "error", "bound", "excess", "allowance")
+# How the partial sums of a mean over parameters combine.
+_SUMS = {"value": "sum", "undefined": "sum", "count": "sum", "square": "sum", "unknown": "sum",
+         "null": "sum", "target": "sum", "inverse": "sum", "n_replicates": "min",
+         "error": "max"}
 
 
 @dataclass(frozen=True)
@@ -102,10 +140,25 @@ class Claim:
     mean_over : tuple of str
         Compare the mean of the measure over these parameters (at each value of the others),
         not each cell; its MCSE is ``sqrt(sum MCSE^2) / count``.
+    resolution : float, optional
+        The smallest deviation beyond the bound, in the measure's units, that the claim must
+        detect (with probability 0.95) to be decided; default ``RESOLUTIONS[measure]``,
+        required for the other measures.
+    resolution_unit : str
+        A measure the resolution is a multiple of in each cell (``"empirical_se"``: a bias of
+        a fifth of the estimator's own SE with ``resolution=0.2``, whatever the estimand's
+        scale); empty (default): the claim's measure's own units. Detectable deviations are
+        then in that unit too.
+    effect : bool, optional
+        A claim of an effect holds only where every estimate is on its side of the bound;
+        default: a negative margin on ``at_least`` or ``at_most``.
+    grids : tuple of str
+        The named grids it is judged on (NOT RUN on the others); empty: every grid.
     exact_tolerance : float
-        Allowance of exact values (MCSE 0): rounding only.
-    familywise_error : float
-        Probability that the claim fails on a run where it is true (Monte Carlo values).
+        Allowance of exact values: rounding only.
+    familywise_error : float, optional
+        Probability that the claim fails on a run where it is true (Monte Carlo values);
+        default: the share of a suite's budget that `evaluate_claims` is given.
     """
 
     name: str
@@ -117,8 +170,12 @@ class Claim:
     margin: float = 0.0
     where: str = ""
     mean_over: tuple[str, ...] = ()
+    resolution: float | None = None
+    resolution_unit: str = ""
+    effect: bool | None = None
+    grids: tuple[str, ...] = ()
     exact_tolerance: float = 1e-9
-    familywise_error: float = 1e-3
+    familywise_error: float | None = None
 
     def __post_init__(self) -> None:
         if self.comparison not in COMPARISONS:
@@ -128,16 +185,36 @@ class Claim:
                 isinstance(m, str) for m in self.methods):
             raise ValueError(f"`methods` of claim {self.name!r} must be a non-empty tuple of "
                              f"method names; got {self.methods!r}.")
-        if not isinstance(self.mean_over, tuple) or not all(
-                isinstance(p, str) for p in self.mean_over):
-            raise ValueError(f"`mean_over` of claim {self.name!r} must be a tuple of parameter "
-                             f"names; got {self.mean_over!r}.")
-        if not 0.0 < self.familywise_error < 1.0:
+        for name in ("mean_over", "grids"):
+            value = getattr(self, name)
+            if not isinstance(value, tuple) or not all(isinstance(p, str) for p in value):
+                raise ValueError(f"`{name}` of claim {self.name!r} must be a tuple of names; "
+                                 f"got {value!r}.")
+        if self.familywise_error is not None and not 0.0 < self.familywise_error < 1.0:
             raise ValueError(f"`familywise_error` must be in (0, 1); got "
                              f"{self.familywise_error!r}.")
         if not (math.isfinite(self.margin) and self.exact_tolerance >= 0.0):
             raise ValueError(f"`margin` must be finite and `exact_tolerance` >= 0; got "
                              f"{self.margin!r} and {self.exact_tolerance!r}.")
+        resolution = RESOLUTIONS.get(self.measure) if self.resolution is None \
+            and not self.resolution_unit else self.resolution
+        if self.resolution_unit and (self.measure in SHARES or self.mean_over):
+            raise ValueError(f"`resolution_unit` of claim {self.name!r} must be empty for a "
+                             f"share or a mean over parameters; got {self.resolution_unit!r}.")
+        if resolution is None:
+            raise ValueError(f"`resolution` of claim {self.name!r} must be given for measure "
+                             f"{self.measure!r} (no default); got None.")
+        if not (math.isfinite(resolution) and resolution > self.exact_tolerance):
+            raise ValueError(f"`resolution` of claim {self.name!r} must be finite and above "
+                             f"its exact tolerance {self.exact_tolerance:g}; got "
+                             f"{resolution!r}.")
+        object.__setattr__(self, "resolution", float(resolution))
+        effect = (self.comparison != "within" and self.margin < 0) if self.effect is None \
+            else self.effect
+        if effect and self.comparison == "within":
+            raise ValueError(f"`effect` of claim {self.name!r} must be False for a 'within' "
+                             f"comparison (a band is a bound, not an effect); got True.")
+        object.__setattr__(self, "effect", bool(effect))
 
     @property
     def region(self) -> str:
@@ -164,19 +241,29 @@ class Verdict:
     Attributes
     ----------
     claim : Claim
-    status : {"HOLDS", "FAILS", "NOT RUN"}
+    status : {"HOLDS", "INCONCLUSIVE", "FAILS", "NOT RUN"}
     compared : int
         Values compared (cells, or means over ``mean_over``).
     k : float or None
         The MCSE multiplier of the Monte Carlo values (None: every value exact).
     detectable : float
         The deviation beyond the bound the claim flags with probability >= 0.95 in its least
-        precise value: ``(k + 1.645) x`` the largest SE, or the exact tolerance.
+        precise value (module docstring), or the exact tolerance when every value is exact;
+        inf when no value in range could fail it, nan when nothing was compared.
     failures : pandas.DataFrame
         The values that break the claim, worst first: the parameters, ``method``, ``value``,
         ``mcse``, ``error`` (what the method raised in the cell, else empty), ``bound`` (the
         target with the margin), ``excess`` (how far beyond the bound and its allowance; nan
         for an undefined value) and ``allowance``.
+    familywise_error : float or None
+        The false-alarm rate the claim was judged at (None: every value exact).
+    wrong_side : int
+        Values of a claim of an effect on the wrong side of the bound, within the allowance.
+    scale : float
+        How many times the replicates of its least precise value the claim needs to detect a
+        deviation of its resolution (1.0 when it has them; nan when every value is exact).
+    reason : str
+        Why the claim is INCONCLUSIVE or NOT RUN ('' otherwise).
     """
 
     claim: Claim
@@ -185,6 +272,10 @@ class Verdict:
     k: float | None
     detectable: float
     failures: pd.DataFrame = field(repr=False)
+    familywise_error: float | None = None
+    wrong_side: int = 0
+    scale: float = math.nan
+    reason: str = ""
 
     def worst(self) -> str:
         """The worst failing value in words ('' when the claim does not fail)."""
@@ -204,10 +295,13 @@ class Verdict:
         return {"study": study, "claim": claim.name, "status": self.status,
                 "statement": claim.statement, "methods": " ".join(claim.methods),
                 "condition": claim.condition, "region": claim.region,
+                "kind": "effect" if claim.effect else "bound",
                 "compared": self.compared, "failing": len(self.failures),
-                "familywise_error": math.nan if self.k is None else claim.familywise_error,
+                "familywise_error": math.nan if self.familywise_error is None
+                else self.familywise_error,
                 "k": math.nan if self.k is None else self.k, "detectable": self.detectable,
-                "worst": self.worst()}
+                "resolution": claim.resolution, "unit": claim.resolution_unit or claim.measure,
+                "worst": self.worst(), "reason": self.reason}
 
 
 def _deviation(claim: Claim, value: NDArray[np.float64], target: NDArray[np.float64]
@@ -218,6 +312,15 @@ def _deviation(claim: Claim, value: NDArray[np.float64], target: NDArray[np.floa
     if claim.comparison == "at_most":
         return value - _bound(claim, target)
     return np.abs(value - target) - claim.margin
+
+
+def _share_bounds(claim: Claim, target: NDArray[np.float64]) -> list[NDArray[np.float64]]:
+    """The bounds of a share as upper bounds of a share: ``at_least`` mirrored (``1 - b``)."""
+    if claim.comparison == "within":
+        return [np.clip(target + claim.margin, 0.0, 1.0),
+                np.clip(1.0 - (target - claim.margin), 0.0, 1.0)]
+    bound = np.clip(_bound(claim, target), 0.0, 1.0)
+    return [bound if claim.comparison == "at_most" else 1.0 - bound]
 
 
 def _null_se(claim: Claim, target: NDArray[np.float64], replicates: NDArray[np.float64]
@@ -231,12 +334,39 @@ def _null_se(claim: Claim, target: NDArray[np.float64], replicates: NDArray[np.f
     """
     if claim.measure not in SHARES:
         return np.full(target.shape, np.nan)
-    bounds = ([target - claim.margin, target + claim.margin] if claim.comparison == "within"
-              else [_bound(claim, target)])
     with np.errstate(invalid="ignore", divide="ignore"):
-        found = [np.sqrt(np.clip(b, 0.0, 1.0) * (1.0 - np.clip(b, 0.0, 1.0)) / replicates)
-                 for b in bounds]
+        found = [np.sqrt(b * (1.0 - b) / replicates) for b in _share_bounds(claim, target)]
     return np.fmax.reduce(found) if len(found) > 1 else found[0]
+
+
+def _share_detectable(bound: NDArray[np.float64], replicates: NDArray[np.float64], k: float
+                      ) -> NDArray[np.float64]:
+    """The deviation ``d`` above an upper bound ``b`` of a share detected with probability 0.95.
+
+    The share fails the claim when more than ``c = R (b + k sqrt(b (1 - b) / R))`` of its
+    ``R`` replicates count, so it is detected with probability ``P(X >= m)``, ``m = floor(c) +
+    1``, ``X ~ Binomial(R, b + d)``: 0.95 at ``b + d = Beta(m, R - m + 1).ppf(0.95)`` (the
+    binomial tail as a regularized incomplete beta; real ``R`` for a mean over cells). inf
+    when ``m > R``: no share in [0, 1] fails the claim.
+    """
+    critical = np.floor(replicates * (bound + k * np.sqrt(bound * (1.0 - bound) / replicates)))
+    m = critical + 1.0
+    possible = m <= replicates
+    with np.errstate(invalid="ignore"):
+        share = stats.beta.ppf(0.95, np.where(possible, m, 1.0),
+                               np.where(possible, replicates - m + 1.0, 1.0))
+    return np.where(possible, share - bound, np.inf)
+
+
+def _share_replicates(bound: NDArray[np.float64], resolution: float, k: float
+                      ) -> NDArray[np.float64]:
+    """About how many replicates detect ``resolution`` above ``b`` with probability 0.95: the
+    normal approximation ``((k sqrt(b (1 - b)) + 1.645 sqrt(p (1 - p))) / resolution)^2``,
+    ``p = b + resolution`` (Fleiss, Levin & Paik 2003, section 2.5)."""
+    alternative = np.clip(bound + resolution, 0.0, 1.0)
+    root = (k * np.sqrt(bound * (1.0 - bound))
+            + _Z95 * np.sqrt(alternative * (1.0 - alternative))) / resolution
+    return np.maximum(root * root, 1.0)
 
 
 def _bound(claim: Claim, target: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -248,9 +378,10 @@ def _bound(claim: Claim, target: NDArray[np.float64]) -> NDArray[np.float64]:
 class _Judge:
     """One claim's verdict, built from a study's rows piece by piece.
 
-    Only what the verdict needs is kept: counts, the largest SE, the exact values that break
-    the claim, the Monte Carlo values beyond their bound (whether they break it depends on
-    ``k``, known once every value is counted) and, for a mean over parameters, partial sums.
+    Only what the verdict needs is kept: counts, the largest SE of a measure of estimates, the
+    bounds and replicates of Monte Carlo shares (their power depends on ``k``, known once every
+    value is counted), the exact values that break the claim, the Monte Carlo values beyond
+    their bound and, for a mean over parameters, partial sums.
     """
 
     def __init__(self, claim: Claim, params: list[str]) -> None:
@@ -258,7 +389,8 @@ class _Judge:
         self.params = params
         self.compared = self.monte_carlo = 0
         self.any_exact = False
-        self.spread = 0.0  # the largest SE of a Monte Carlo value
+        self.spread = 0.0  # the largest SE of a Monte Carlo value that is not a share
+        self.shares: list[tuple[list[NDArray[np.float64]], NDArray[np.float64]]] = []
         self.broken: list[pd.DataFrame] = []
         self.beyond: list[pd.DataFrame] = []
         self.partial: list[pd.DataFrame] = []
@@ -266,7 +398,10 @@ class _Judge:
     def add(self, rows: pd.DataFrame) -> None:
         """Take the rows of a piece (tidy columns and ``error``) that are in the claim."""
         claim = self.claim
-        counted = None
+        counted = unit = None
+        if claim.resolution_unit:
+            base = rows[rows["measure"] == claim.resolution_unit]
+            unit = base.set_index(["position", "method"])["value"]
         if claim.measure in CONDITIONAL:
             base = rows[rows["measure"] == CONDITIONAL[claim.measure]]
             counted = base.set_index(["position", "method"])["value"]
@@ -284,8 +419,11 @@ class _Judge:
             return  # a grid without the target's parameter does not reach the claim
         target = (rows[claim.target].to_numpy(float) if isinstance(claim.target, str)
                   else np.full(len(rows), float(claim.target)))
-        rows = rows.assign(target=target, n_replicates=replicates,
+        rows = rows.assign(target=target, n_replicates=replicates, counts=counts,
                            null=_null_se(claim, target, counts))
+        if unit is not None:
+            keys = pd.MultiIndex.from_frame(rows[["position", "method"]])
+            rows = rows.assign(unit=unit.reindex(keys).to_numpy(float))
         if claim.mean_over:
             self.partial.append(self._sums(rows))
         else:
@@ -296,30 +434,29 @@ class _Judge:
 
     def _sums(self, rows: pd.DataFrame) -> pd.DataFrame:
         """Sums over ``mean_over`` at each value of the other parameters (one piece)."""
+        with np.errstate(divide="ignore"):
+            inverse = 1.0 / rows["counts"]
         rows = as_text(rows).assign(undefined=rows["value"].isna(), square=rows["mcse"] ** 2,
-                                    unknown=rows["mcse"].isna(), null=rows["null"] ** 2)
-        return rows.groupby(self._keys(), sort=False, dropna=False).agg(
-            value=("value", "sum"), undefined=("undefined", "sum"), count=("value", "size"),
-            square=("square", "sum"), unknown=("unknown", "sum"), null=("null", "sum"),
-            target=("target", "sum"), n_replicates=("n_replicates", "min"),
-            error=("error", "max"))
+                                    unknown=rows["mcse"].isna(), null=rows["null"] ** 2,
+                                    inverse=inverse, count=1)
+        return rows.groupby(self._keys(), sort=False, dropna=False).agg(_SUMS)
 
     def _means(self) -> pd.DataFrame:
-        """The means over ``mean_over``; an undefined value makes its mean undefined."""
+        """The means over ``mean_over``; an undefined value makes its mean undefined.
+
+        The replicates of a mean of shares are ``count^2 / sum(1 / R_i)``: the mean's variance
+        at a common share ``b`` is ``b (1 - b)`` over that number.
+        """
         both = pd.concat(self.partial)
         sums = both.groupby(level=list(range(both.index.nlevels)), sort=False,
-                            dropna=False).agg(
-            value=("value", "sum"), undefined=("undefined", "sum"), count=("count", "sum"),
-            square=("square", "sum"), unknown=("unknown", "sum"), null=("null", "sum"),
-            target=("target", "sum"), n_replicates=("n_replicates", "min"),
-            error=("error", "max"))
+                            dropna=False).agg(_SUMS)
         count = sums["count"]
         null = np.sqrt(sums["null"]) / count if self.claim.measure in SHARES else np.nan
         return sums.assign(
             value=(sums["value"] / count).where(sums["undefined"] == 0),
             mcse=(np.sqrt(sums["square"]) / count).where(sums["unknown"] == 0), null=null,
-            target=sums["target"] / count,
-        ).reset_index().drop(columns=["undefined", "unknown", "count", "square"])
+            target=sums["target"] / count, counts=count * count / sums["inverse"],
+        ).reset_index().drop(columns=["undefined", "unknown", "count", "square", "inverse"])
 
     def _judge(self, rows: pd.DataFrame, params: list[str]) -> None:
         claim = self.claim
@@ -335,9 +472,21 @@ class _Judge:
         self.compared += len(rows)
         self.monte_carlo += int(monte_carlo.sum())
         self.any_exact = self.any_exact or bool((~monte_carlo).any())
-        known = spread[monte_carlo & np.isfinite(spread)]
-        if known.size:
-            self.spread = max(self.spread, float(known.max()))
+        if claim.measure in SHARES:
+            counts = rows["counts"].to_numpy(float)
+            usable = monte_carlo & np.isfinite(counts) & (counts > 0)
+            if usable.any():
+                self.shares.append(([b[usable] for b in _share_bounds(claim, target)],
+                                    counts[usable]))
+        else:
+            relative = spread
+            if claim.resolution_unit:
+                # a value that does not vary (unit 0) has nothing to detect
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    relative = np.where(spread == 0, 0.0, spread / rows["unit"].to_numpy(float))
+            known = relative[monte_carlo & ~np.isnan(relative)]
+            if known.size:
+                self.spread = max(self.spread, float(known.max()))
         shown = rows[[*params, "method", "value", "mcse", "error"]].assign(
             bound=_bound(claim, target), deviation=deviation,
             spread=np.where(np.isnan(spread), 0.0, spread))
@@ -350,38 +499,84 @@ class _Judge:
         if beyond.any():
             self.beyond.append(shown[beyond])
 
-    def verdict(self) -> Verdict:
-        """The verdict on every row taken."""
+    def _power(self, k: float) -> tuple[float, float]:
+        """The detectable deviation of the least precise Monte Carlo value, and the factor on
+        the replicates that would bring it down to the claim's resolution."""
+        resolution = float(self.claim.resolution or 0.0)
+        detectable = (k + _Z95) * self.spread
+        scale = (detectable / resolution) ** 2
+        for bounds, counts in self.shares:
+            for bound in bounds:
+                detectable = max(detectable,
+                                 float(_share_detectable(bound, counts, k).max()))
+                scale = max(scale, float(
+                    (_share_replicates(bound, resolution, k) / counts).max()))
+        return detectable, max(scale, 1.0) if detectable > resolution else 1.0
+
+    def verdict(self, familywise_error: float) -> Verdict:
+        """The verdict on every row taken, at the claim's own rate or ``familywise_error``."""
         claim = self.claim
         if self.partial:
             self._judge(self._means(), self._keys()[1:])
         if not self.compared:
-            return Verdict(claim, NOT_RUN, 0, None, math.nan, pd.DataFrame())
+            return Verdict(claim, NOT_RUN, 0, None, math.nan, pd.DataFrame(),
+                           reason="no value in its region on this grid")
         m = self.monte_carlo
+        alpha = claim.familywise_error or familywise_error
         sides = 2 if claim.comparison == "within" else 1
-        k = float(stats.norm.isf(claim.familywise_error / (sides * m))) if m else None
-        broken = list(self.broken)
+        k = float(stats.norm.isf(alpha / (sides * m))) if m else None
+        broken, wrong_side = list(self.broken), 0
         for rows in self.beyond:
             allowance = (k or 0.0) * rows["spread"]
             rows = rows.assign(allowance=allowance, excess=rows["deviation"] - allowance)
-            broken.append(rows[rows["value"].isna() | (rows["excess"] > 0)])
+            breaks = rows["value"].isna() | (rows["excess"] > 0)
+            broken.append(rows[breaks])
+            wrong_side += int((~breaks).sum())
         failures = pd.concat(broken, ignore_index=True) if broken else pd.DataFrame(
             columns=list(_FAILURE_COLUMNS))
         failures = failures.drop(columns=["deviation", "spread"], errors="ignore").sort_values(
             "excess", ascending=False, na_position="first", kind="stable", ignore_index=True)
-        # a deviation this far beyond the bound is flagged with probability >= 0.95
-        detectable = max(((k or 0.0) + _Z95) * self.spread if m else 0.0,
-                         claim.exact_tolerance if self.any_exact else 0.0)
-        return Verdict(claim, FAILS if len(failures) else HOLDS, self.compared, k, detectable,
-                       failures)
+        detectable, scale = self._power(k) if k is not None else (0.0, math.nan)
+        if self.any_exact:
+            detectable = max(detectable, claim.exact_tolerance)
+        resolution = float(claim.resolution or 0.0)
+        status, reason = HOLDS, ""
+        if len(failures):
+            status = FAILS
+        elif claim.effect and wrong_side:
+            status = INCONCLUSIVE
+            reason = (f"{wrong_side} of {self.compared} estimates lie on the wrong side of the "
+                      f"bound, within the Monte Carlo allowance: the data do not show the "
+                      f"effect")
+        elif detectable > resolution:
+            status = INCONCLUSIVE
+            unit = f" x {claim.resolution_unit}" if claim.resolution_unit else ""
+            reason = (f"cannot detect a deviation of {resolution:.3g}{unit} (detectable "
+                      f"{detectable:.3g}{unit}): about {math.ceil(scale * 10) / 10:g} times the "
+                      f"replicates would decide it")
+        return Verdict(claim, status, self.compared, k, detectable, failures,
+                       familywise_error=alpha if m else None,
+                       wrong_side=wrong_side if claim.effect else 0, scale=scale,
+                       reason=reason)
 
 
-def evaluate_claims(claims: Iterable[Claim], result: StudyResult) -> list[Verdict]:
+def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str | None = None,
+                    familywise_error: float = DEFAULT_FAMILYWISE_ERROR) -> list[Verdict]:
     """The verdict on each claim for a study's results.
 
     The results are read in pieces of packed groups (`StudyResult.frames`), so a grid of
     millions of cells is judged without building its tidy frame. A method that raised in a
     cell of a claim's region breaks the claim there (its value is undefined).
+
+    Parameters
+    ----------
+    claims : iterable of Claim
+    result : StudyResult
+    grid : str, optional
+        The name of the grid the results come from: a claim judged only on other grids
+        (`Claim.grids`) is NOT RUN. None: every claim is judged.
+    familywise_error : float
+        The false-alarm rate of a claim that states none (a suite's share of its budget).
 
     Examples
     --------
@@ -394,24 +589,32 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult) -> list[Verdic
     >>> verdict.status, verdict.worst()
     ('FAILS', 'cp at n=20: coverage 0.93 (bound 0.95, MCSE 0)')
     """
+    if not 0.0 < familywise_error < 1.0:
+        raise ValueError(f"`familywise_error` must be in (0, 1); got {familywise_error!r}.")
     claims = list(claims)
-    if not claims:
-        return []
-    methods = {m for c in claims for m in c.methods}
-    measures = {c.measure for c in claims}
-    measures |= {CONDITIONAL[m] for m in measures if m in CONDITIONAL}
-    params = list(dict.fromkeys([*result.parameters, *_cell_parameters(result)]))
-    judges = [_Judge(claim, params) for claim in claims]
-    for piece in result.frames(methods=methods, measures=measures, batch_rows=_BATCH_ROWS):
-        piece = piece.assign(error="")
-        for judge in judges:
-            judge.add(piece)
-    errors = result.errors_frame(methods)
-    if len(errors):
-        errors = errors.assign(value=np.nan, mcse=np.nan, n_replicates=np.nan)
-        for judge in judges:
-            judge.add(errors.assign(measure=judge.claim.measure))
-    return [judge.verdict() for judge in judges]
+    judged = [i for i, c in enumerate(claims) if grid is None or not c.grids or grid in c.grids]
+    verdicts = {i: Verdict(c, NOT_RUN, 0, None, math.nan, pd.DataFrame(),
+                           reason=f"judged on the {' and '.join(c.grids)} grid only")
+                for i, c in enumerate(claims) if i not in judged}
+    if judged:
+        methods = {m for i in judged for m in claims[i].methods}
+        measures = {claims[i].measure for i in judged}
+        measures |= {CONDITIONAL[m] for m in measures if m in CONDITIONAL}
+        measures |= {claims[i].resolution_unit for i in judged if claims[i].resolution_unit}
+        params = list(dict.fromkeys([*result.parameters, *_cell_parameters(result)]))
+        judges = {i: _Judge(claims[i], params) for i in judged}
+        for piece in result.frames(methods=methods, measures=measures,
+                                   batch_rows=_BATCH_ROWS):
+            piece = piece.assign(error="")
+            for judge in judges.values():
+                judge.add(piece)
+        errors = result.errors_frame(methods)
+        if len(errors):
+            errors = errors.assign(value=np.nan, mcse=np.nan, n_replicates=np.nan)
+            for judge in judges.values():
+                judge.add(errors.assign(measure=judge.claim.measure))
+        verdicts.update((i, j.verdict(familywise_error)) for i, j in judges.items())
+    return [verdicts[i] for i in range(len(claims))]
 
 
 _BATCH_ROWS = 500_000  # rows per piece read: the per-piece cost paid rarely, memory bounded
@@ -425,7 +628,7 @@ def _cell_parameters(result: StudyResult) -> list[str]:
 
 
 def tally(verdicts: Iterable[Verdict]) -> str:
-    """The verdicts counted in words: ``"3 hold, 0 fail, 0 not run"``."""
+    """The verdicts counted in words: ``"3 hold, 0 inconclusive, 0 fail, 0 not run"``."""
     found = [v.status for v in verdicts]
-    return (f"{found.count(HOLDS)} hold, {found.count(FAILS)} fail, "
-            f"{found.count(NOT_RUN)} not run")
+    return (f"{found.count(HOLDS)} hold, {found.count(INCONCLUSIVE)} inconclusive, "
+            f"{found.count(FAILS)} fail, {found.count(NOT_RUN)} not run")

@@ -249,7 +249,7 @@ class Study:
         each method runs once per combination. Empty (default): none.
     claims : tuple of Claim
         The findings that must hold on every run (`studies.engine.claims`), each judged
-        HOLDS, FAILS or NOT RUN when the run ends.
+        HOLDS, INCONCLUSIVE, FAILS or NOT RUN when the run ends.
     figures : tuple of Figure
         The figures of the study's report page, in the order shown.
     summary : callable or None
@@ -312,6 +312,10 @@ class Study:
                         f"`mean_over` and `target` of claim {claim.name!r} must name parameters "
                         f"of the {self.name} {grid_name} grid ({', '.join(grid.parameters)}); "
                         f"got {unknown}.")
+            if not set(claim.grids) <= set(self.grids):
+                raise ValueError(
+                    f"`grids` of claim {claim.name!r} must name grids of study {self.name} "
+                    f"({', '.join(self.grids)}); got {list(claim.grids)}.")
         names = [claim.name for claim in self.claims]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:

@@ -14,10 +14,10 @@ measure               estimate                           MCSE
 ``model_se``          ``sqrt(mean se_i^2)``              ``sqrt(var(se^2) / (4 R model_se^2))``
 ``model_se_error``    ``model_se / S - 1``               ``(model_se / S) sqrt(var(se^2) /
                                                          (4 R model_se^4) + (K - 1) / (4 R))``
-``coverage``          ``mean 1(low <= theta <= high)``   ``sqrt(c (1 - c) / R)``
-``be_coverage``       ``mean 1(low <= t_bar <= high)``   ``sqrt(c (1 - c) / R)``
+``coverage``          ``mean 1(low <= theta <= high)``   ``W(c, R)``
+``be_coverage``       ``mean 1(low <= t_bar <= high)``   ``W(c, R)``
 ``width``             ``mean (high - low)``              ``sqrt(var(width) / R)``
-``rejection``         ``mean 1(reject)``                 ``sqrt(r (1 - r) / R)``
+``rejection``         ``mean 1(reject)``                 ``W(r, R)``
 ====================  =================================  =========================================
 
 Procedures that decide whether to test at all (a certification attempted only when the
@@ -27,9 +27,9 @@ report the sample size they planned or used (``size``, nan where none). For them
 =========================  ===================================  ================================
 measure                    estimate                             MCSE
 =========================  ===================================  ================================
-``tested``                 ``t = mean 1(a test was made)``      ``sqrt(t (1 - t) / R)``
-``rejection``              as above; no test: not rejected      ``sqrt(r (1 - r) / R)``
-``conditional_rejection``  ``c``: share of the ``T = t R``      ``sqrt(c (1 - c) / T)``
+``tested``                 ``t = mean 1(a test was made)``      ``W(t, R)``
+``rejection``              as above; no test: not rejected      ``W(r, R)``
+``conditional_rejection``  ``c``: share of the ``T = t R``      ``W(c, T)``
                            tests that rejected
 ``mean_size``              mean ``size`` where defined          ``sqrt(var(size) / T_s)``
 ``median_size``,           the 1/2, 1/4, 3/4 quantiles of       ``(x_hi - x_lo) / (2 z)``
@@ -44,7 +44,7 @@ same replicate (``saving``, nan where undefined):
 =========================  ===================================  ================================
 measure                    estimate                             MCSE
 =========================  ===================================  ================================
-``correct_share``          ``c = mean 1(correct)``              ``sqrt(c (1 - c) / R)``
+``correct_share``          ``c = mean 1(correct)``              ``W(c, R)``
 ``mean_saving``            mean ``saving`` where defined        ``sqrt(var(saving) / T_v)``
 ``conditional_saving``     mean ``saving`` where defined and    ``sqrt(var(saving) / T_c)``
                            a test was made
@@ -58,6 +58,10 @@ is distribution-free:
 order-statistic confidence interval of a quantile, Hahn & Meeker 1991, section 5.2, divided
 by its width in standard errors).
 
+The MCSE of a share ``c`` of ``R`` replicates, ``W(c, R) = sqrt(c (1 - c) / R + 1 / (4 R^2)) /
+(1 + 1 / R)``, is the half-width of its Wilson score interval at one standard error: Morris et
+al.'s ``sqrt(c (1 - c) / R)`` to within ``1 / R``, and ``1 / (2 (R + 1))`` rather than 0 at a
+share of 0 or 1 (6 passes in 6 attempts do not make a pass rate certain).
 ``e_i = (t_i - theta)^2``. ``model_se_error`` is a proportion (Morris et al. report it in percent).
 ``K = mean (t_i - t_bar)^4 / (mean (t_i - t_bar)^2)^2`` is the estimates' sample kurtosis: the
 MCSE of ``S`` by the delta method on ``S^2`` without assuming normal estimates, as in the R
@@ -269,9 +273,20 @@ class _Weights:
         return 0.0 if self.n is None else math.sqrt(self.var(x) / self.n)
 
     def se_of_proportion(self, share: float) -> float:
-        # Weighted sums can land a rounding error outside [0, 1] (e.g. 1 + 4e-16).
-        share = min(max(share, 0.0), 1.0)
-        return 0.0 if self.n is None else math.sqrt(share * (1.0 - share) / self.n)
+        return 0.0 if self.n is None else share_se(share, self.n)
+
+
+def share_se(share: float, count: float) -> float:
+    """The MCSE of a share of ``count`` replicates: the half-width of its Wilson score interval
+    at one standard error, ``sqrt(c (1 - c) / R + 1 / (4 R^2)) / (1 + 1 / R)``.
+
+    It is ``sqrt(c (1 - c) / R)`` to within ``1 / R`` inside (0, 1), and ``1 / (2 (R + 1))``,
+    not 0, at a share of 0 or 1, where ``sqrt(c (1 - c) / R)`` would claim a certainty that
+    ``R`` replicates cannot give (Wilson 1927; Brown, Cai & DasGupta 2001, eq. 4, at z = 1).
+    """
+    # Weighted sums can land a rounding error outside [0, 1] (e.g. 1 + 4e-16).
+    share = min(max(share, 0.0), 1.0)
+    return math.sqrt(share * (1.0 - share) / count + 0.25 / count**2) / (1.0 + 1.0 / count)
 
 
 def _weights(size: int, frequency: Any, probability: Any) -> _Weights:
@@ -357,8 +372,8 @@ def _test_measures(reject: Array, wt: _Weights) -> dict[str, Measure]:
         conditional = min(max(share / tested, 0.0), 1.0)
         tests = None if wt.n is None else tested * wt.n
         # one test cannot estimate its own spread: undefined, not 0
-        spread = 0.0 if tests is None else math.nan if tests < 2 else math.sqrt(
-            conditional * (1.0 - conditional) / tests)
+        spread = 0.0 if tests is None else math.nan if tests < 2 else share_se(
+            conditional, tests)
         out["conditional_rejection"] = Measure(conditional, spread)
     else:
         out["conditional_rejection"] = Measure(math.nan, math.nan)

@@ -42,7 +42,7 @@ from studies.engine import evaluate_claims, results_from_store, run_state
 from studies.engine.provenance import git_state
 from studies.engine.regions import as_text
 from studies.engine.store import DB_NAME, existing_store
-from studies.suite import STUDY_MODULES, get_study
+from studies.suite import STUDY_MODULES, claim_false_alarm, get_study
 
 __all__ = ["COLUMNS", "MANIFEST", "Results", "bless", "load_results"]
 
@@ -155,6 +155,7 @@ def _run(path: Path) -> Results:
     results = results_from_store(path)
     rows = [_compact(frame, list(grids.get(name, {}).get("parameters", result.parameters)))
             for name, result in results.items() for frame in result.frames()]
+    grid = meta["identity"]["grid"] if isinstance(meta["identity"]["grid"], str) else None
     verdicts = []
     for name, result in results.items():
         table = path / f"{name}.claims.csv"
@@ -164,7 +165,8 @@ def _run(path: Path) -> Results:
         elif name in STUDY_MODULES:  # a run made from Python, or interrupted: judge it here
             verdicts.append(pd.DataFrame(
                 [{"study": name, "claim": v.claim.name, "status": v.status}
-                 for v in evaluate_claims(get_study(name).claims, result)],
+                 for v in evaluate_claims(get_study(name).claims, result, grid=grid,
+                                          familywise_error=claim_false_alarm())],
                 columns=["study", "claim", "status"]))
     return Results(path, "run", _sorted(rows), _verdict_frame(verdicts),
                    dict(meta["identity"]["studies"]), grids, str(meta.get("seed", "")),

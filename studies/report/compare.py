@@ -57,6 +57,8 @@ __all__ = ["ADDED", "EXACT_TOLERANCE", "FAMILYWISE_ERROR", "IMPROVEMENT", "REGRE
 EXACT_TOLERANCE = 1e-9
 FAMILYWISE_ERROR = 1e-3
 SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection")
+# Measures confined to [0, 1]: a shift of 1 or more is beyond any change of them.
+_BOUNDED: tuple[str, ...] = (*SHARES, "conditional_rejection", "correct_share")
 _Z90 = float(stats.norm.isf(0.10))
 # Measures with a direction: toward the nominal level, toward 0, or down.
 _TOWARD_NOMINAL = ("coverage", "be_coverage")
@@ -345,9 +347,15 @@ def _claim_changes(before: pd.DataFrame, after: pd.DataFrame, shared: set[str]
 
 def _power(rows: pd.DataFrame, se: np.ndarray, monte_carlo: np.ndarray, k: float
            ) -> pd.DataFrame:
-    """Per study and measure: the shift flagged with probability 0.9 (median, largest)."""
+    """Per study and measure: the shift flagged with probability 0.9 (median, largest).
+
+    A share (coverage, a pass rate) cannot move by 1 or more: where the shift reaches 1 no
+    change of the share could be flagged, and the shift is inf.
+    """
     shift = (k + _Z90) * se
-    found = rows.assign(shift=shift)[monte_carlo & np.isfinite(shift)]
+    bounded = rows["measure"].isin(_BOUNDED).to_numpy()
+    shift = np.where(bounded & (shift >= 1.0), np.inf, shift)
+    found = rows.assign(shift=shift)[monte_carlo & ~np.isnan(shift)]
     if found.empty:
         return pd.DataFrame(columns=["study", "measure", "values", "median_shift", "max_shift"])
     return found.groupby(["study", "measure"], sort=True).agg(

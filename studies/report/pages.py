@@ -43,7 +43,17 @@ import pandas as pd
 from jinja2 import Environment
 from markupsafe import Markup
 
-from studies.engine import FAILS, HOLDS, NOT_RUN, Study, StudyResult, Verdict, run_state
+from studies.engine import (
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    NOT_RUN,
+    STATUSES,
+    Study,
+    StudyResult,
+    Verdict,
+    run_state,
+)
 from studies.engine.claims import tally
 from studies.engine.results import FRAME_COLUMNS
 from studies.engine.store import existing_store
@@ -51,7 +61,7 @@ from studies.report.compare import Comparison
 from studies.report.figures import draw
 from studies.report.tables import claims_table, headline_table
 from studies.report.tables import summaries as study_summaries
-from studies.suite import STUDY_MODULES
+from studies.suite import STUDY_MODULES, SUITE_FALSE_ALARM, claim_false_alarm
 
 __all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "ademp_sections", "write_report"]
 
@@ -61,19 +71,37 @@ TIDY_CSV_LIMIT = 1_000_000
 
 # Every column and abbreviation the pages use, defined once.
 LEGEND: dict[str, str] = {
-    "HOLDS / FAILS / NOT RUN": "the verdict on a claim: every compared value meets it / at "
-                               "least one does not / the run has no value in its region",
+    "HOLDS / INCONCLUSIVE / FAILS / NOT RUN": "the verdict on a claim. HOLDS: no value breaks "
+        "it, the claim could detect a deviation of its resolution, and a claim of an effect has "
+        "every estimate on its side of the bound. INCONCLUSIVE: nothing breaks it, but the "
+        "claim lacks that power on this grid, or an effect's estimate lies on the wrong side "
+        "within the Monte Carlo allowance (the reason says which, and how many times the "
+        "replicates would decide it). FAILS: a value lies beyond its bound by more than its "
+        "allowance, is undefined, or its method raised. NOT RUN: no value in its region on "
+        "this grid, or the claim is judged on other grids only",
+    "kind": "bound: a property that noise may hide by up to its allowance (coverage at least "
+            "nominal, unbiased within a band); effect: a finding the estimates must show "
+            "(at least 5 points below nominal, optimistic)",
     "condition": "what each compared value must satisfy; a margin is part of the finding",
     "region": "the cells a claim is about (a query over the grid parameters)",
     "compared": "the values compared: cells, or means over a parameter",
     "failing": "the compared values that break the claim",
-    "familywise error": "the probability that the claim fails on a run where it is true",
-    "k": "the multiple of the MCSE allowed to each Monte Carlo value: the normal quantile of "
+    "familywise error": "the probability that the claim fails on a run where it is true: "
+                        "its share of the suite's false-alarm budget",
+    "k": "the multiple of the SE allowed to each Monte Carlo value: the normal quantile of "
          "the familywise error split over the compared values (Bonferroni); blank when "
-         "every value is exact",
-    "detectable": "the smallest deviation beyond the margin the claim is sure to flag in its "
-                  "least precise value (k x the largest MCSE, or the rounding tolerance of "
-                  "exact values)",
+         "every value is exact. The SE of a share (coverage, pass rate) is taken at the bound",
+    "detectable": "the deviation beyond the bound, in the measure's units, that the claim "
+                  "flags with probability 0.95 in its least precise value: (k + 1.645) x SE "
+                  "for a measure of estimates; for a share of R replicates, the deviation d at "
+                  "which a Binomial(R, bound + d) count breaks the claim with probability "
+                  "0.95 (inf: no share in [0, 1] could break it); the rounding tolerance when "
+                  "every value is exact",
+    "resolution": "the smallest deviation beyond the bound the claim must detect to decide; "
+                  "above it, detectable makes the claim INCONCLUSIVE",
+    "unit": "what detectable and resolution are measured in: the claim's measure, or a "
+            "measure of each cell they are multiples of (empirical_se: the estimator's own SE)",
+    "reason": "why a claim is INCONCLUSIVE or NOT RUN",
     "MCSE": "Monte Carlo standard error (Morris, White & Crowther 2019, Table 6; the empirical "
             "SE's adjusted by the estimates' kurtosis, as simhelpers does); 0 for exact "
             "values, computed by enumerating every outcome",
@@ -119,6 +147,7 @@ table{border-collapse:collapse;margin:0.5rem 0;font-size:0.85rem}
 th,td{border:1px solid #ccc;padding:0.2rem 0.45rem;text-align:left;vertical-align:top}
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .HOLDS{background:#dff0d8}.FAILS{background:#f2dede;font-weight:bold}
+.INCONCLUSIVE{background:#fcefc7;font-weight:bold}
 .NOT-RUN{background:#eee}.under-covers{background:#f2dede}
 .regression{background:#f2dede;font-weight:bold}.improvement{background:#dff0d8}
 .over-covers{background:#fcf8e3}.meets-nominal{background:#dff0d8}
@@ -141,7 +170,13 @@ _INDEX = """
 <h1>evalcert study report</h1>
 {% if incomplete %}<p class="FAILS">This run is {{ incomplete }}.</p>{% endif %}
 <p>{{ studies|length }} studies on the {{ grid }} grid, root seed {{ seed }}.
-Claims: {{ counts.HOLDS }} hold, {{ counts.FAILS }} fail, {{ counts['NOT RUN'] }} not run.</p>
+Claims: {{ counts.HOLDS }} hold, {{ counts.INCONCLUSIVE }} inconclusive, {{ counts.FAILS }}
+fail, {{ counts['NOT RUN'] }} not run.</p>
+<p>False alarms: when every claim is true, a run of the whole registered suite shows a FAILS
+verdict on Monte Carlo noise alone with probability at most about {{ budget }} (the budget
+split equally over its {{ claims }} claims: {{ share }} each). Power: a claim HOLDS only where
+it detects a deviation of its resolution with probability 0.95; where it cannot, or where a
+claimed effect is not shown by the estimates, it is INCONCLUSIVE.</p>
 <table><thead><tr><th>study</th><th>aim</th><th>path</th><th>cells</th>
 <th>claims</th><th>verdict</th></tr></thead><tbody>
 {% for s in studies %}<tr><td><a href="{{ s.name }}.html">{{ s.name }}</a></td>
@@ -298,8 +333,9 @@ def _claims_frame(name: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
     if table.empty:
         return table
     table = table.rename(columns={"familywise_error": "familywise error"})
-    return table[["status", "claim", "statement", "methods", "condition", "region",
-                  "compared", "failing", "familywise error", "k", "detectable", "worst"]]
+    return table[["status", "claim", "statement", "kind", "methods", "condition", "region",
+                  "compared", "failing", "familywise error", "k", "detectable", "resolution",
+                  "unit", "worst", "reason"]]
 
 
 def _results_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -434,7 +470,7 @@ def _grid_frame(meta: Mapping[str, Any], study: Study) -> pd.DataFrame:
 
 def _status(verdicts: Sequence[Verdict]) -> str:
     states = {v.status for v in verdicts}
-    return FAILS if FAILS in states else HOLDS if HOLDS in states else NOT_RUN
+    return next((s for s in (FAILS, INCONCLUSIVE, HOLDS) if s in states), NOT_RUN)
 
 
 def _provenance(meta: Mapping[str, Any], reproduce: str, state: str) -> dict[str, str]:
@@ -644,11 +680,13 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
                         run_dir, written, (summaries or {}).get(s.name))
             for s in studies if s.name in results]
     counts = {s: sum(v.status == s for found in verdicts.values() for v in found)
-              for s in (HOLDS, FAILS, NOT_RUN)}
+              for s in STATUSES}
     identity = meta.get("identity", {})
     body = _ENV.from_string(_INDEX).render(
         studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
-        counts=counts, provenance=_provenance_html(prov),
+        counts=counts, provenance=_provenance_html(prov), budget=f"{SUITE_FALSE_ALARM:g}",
+        claims=round(SUITE_FALSE_ALARM / claim_false_alarm()),
+        share=f"{claim_false_alarm():.2g}",
         comparison=_comparison_html(comparison) if comparison is not None else None,
         incomplete="" if state.complete else state.describe())
     page = _ENV.from_string(_PAGE).render(title="evalcert study report", style=_STYLE,

@@ -11,6 +11,12 @@ Studies are registered by name in `registry` and imported only when used:
     small examples of the engine's two paths.
 """
 
-from studies.suite.registry import STUDY_MODULES, get_study, study_names
+from studies.suite.registry import (
+    STUDY_MODULES,
+    SUITE_FALSE_ALARM,
+    claim_false_alarm,
+    get_study,
+    study_names,
+)
 
-__all__ = ["STUDY_MODULES", "get_study", "study_names"]
+__all__ = ["STUDY_MODULES", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study", "study_names"]

@@ -433,21 +433,24 @@ _QUICK = {"n": [20, 50, 200], "d": [1, 10, 50], "delta": [2.0], "prior": [0.5],
 _FULL = {"n": [20, 30, 50, 100, 200, 500], "d": [1, 2, 5, 10, 20, 50],
          "delta": [1.0, 2.0, 3.0], "prior": [0.5], "resamples": [100]}
 
+# The bias an error-rate claim must detect: 2 points of error rate.
+_RESOLUTION = 0.02
+
 CLAIMS = (
     Claim("apparent-error-optimistic",
           "The apparent (resubstitution) error is optimistic: its bias is at most 0.",
-          ("apparent",), "bias", "at_most", target=0.0),
+          ("apparent",), "bias", "at_most", target=0.0, resolution=_RESOLUTION, effect=True),
     Claim("loo-unbiased-for-its-target",
           "Leave-one-out is unbiased for the average error of its n - 1 point rules.",
-          ("loo_vs_n_minus_1",), "bias", "within", target=0.0),
+          ("loo_vs_n_minus_1",), "bias", "within", target=0.0, resolution=_RESOLUTION),
     Claim("loo-nearly-unbiased",
           "Leave-one-out is nearly unbiased for the error of the rule fitted to all n points: "
           "within 0.04.",
-          ("loo",), "bias", "within", target=0.0, margin=0.04),
+          ("loo",), "bias", "within", target=0.0, margin=0.04, resolution=_RESOLUTION),
     Claim("e0-pessimistic",
           "The e0 bootstrap, trained on about 0.632 n distinct points, is pessimistic: its bias "
           "is at least 0.",
-          ("e0",), "bias", "at_least", target=0.0),
+          ("e0",), "bias", "at_least", target=0.0, resolution=_RESOLUTION, effect=True),
 )
 
 FIGURES = (

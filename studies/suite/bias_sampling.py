@@ -214,7 +214,7 @@ CLAIMS = (
     Claim("pooled-biased-low",
           "The pooled estimator is biased low: relevant documents outside the pool go unjudged "
           "(Lewis 1996, section 8).",
-          ("pooled",), "bias", "at_most", target=0.0),
+          ("pooled",), "bias", "at_most", target=0.0, resolution=1.0, effect=True),
 )
 
 _SMALL_SET = ("sizes == '[200, 50, 20]' and sampled in ['[5, 5, 5]', '[10, 10, 10]'] "

@@ -770,59 +770,67 @@ _ROUNDING = 1e-9
 _MODEL_CELLS = "model != 'selected'"
 _SMALL_BUDGET = "model == 'selected' and k <= 2"
 
+# The quick grid's replicates cannot decide these claims (each would need 2 to 8 times the
+# replicates, which CI cannot afford): they are judged on the full grid.
+_DECIDED_ON = ("full",)
+
 CLAIMS = (
     Claim("hypergeometric-covers",
           "The exact (hypergeometric) interval for the positives a budget buys covers at "
           "least 95% in every cell: given the sampled items in the top set, its coverage is "
           "guaranteed (exact coverage 0.954-0.992 on the full grid).",
           ("hypergeometric",), "coverage", "at_least", target="confidence_level",
-          where=_POSITIVES_CELLS),
+          where=_POSITIVES_CELLS, grids=_DECIDED_ON),
     Claim("binomial-covers",
           "The Clopper-Pearson intervals, for the positives bought (the set's precision "
           "scaled by B) and for the cumulative gain (x of the m sampled positives), cover at "
           "least 95% in every cell: sampling without replacement only makes them wider "
           "(exact coverage 0.960-0.992 for the positives, 0.963-1.0 for the gain, full grid).",
           ("binomial",), "coverage", "at_least", target="confidence_level",
-          where=_MODEL_CELLS),
+          where=_MODEL_CELLS, grids=_DECIDED_ON),
     Claim("bootstrap-undercovers-the-top-decile",
           "The percentile bootstrap for the positives of the top decile (k = 1), where the "
           "models' precision is 0.82-0.98, covers at least 10 points below 95% on average "
           "over the three models at n <= 500: a sample whose top-set items are all positive "
           "resamples to a single value.",
           ("bootstrap",), "coverage", "at_most", target="confidence_level", margin=-0.10,
-          where=f"{_POSITIVES_CELLS} and k == 1 and n <= 500", mean_over=("model",)),
+          where=f"{_POSITIVES_CELLS} and k == 1 and n <= 500", mean_over=("model",),
+          grids=_DECIDED_ON),
     Claim("positives-estimates-unbiased",
           "The post-stratified (B x / n_B) and expansion (N x / n) estimates of the positives "
           "bought are unbiased (the fall-back where no sampled item is in the set weighs less "
           "than the Monte Carlo error).",
           ("post-stratified", "expansion"), "bias", "within", target=0.0, margin=_ROUNDING,
-          where=_POSITIVES_CELLS),
+          resolution=0.2, resolution_unit="empirical_se", where=_POSITIVES_CELLS,
+          grids=_DECIDED_ON),
     Claim("gain-ratio-unbiased",
           "x / m, the share of the sampled positives in the top set, is unbiased for the "
           "cumulative gain (given m, x is hypergeometric with mean m G).",
-          ("ratio",), "bias", "within", target=0.0, margin=_ROUNDING,
-          where="estimand == 'gain' and model != 'selected'"),
+          ("ratio",), "bias", "within", target=0.0, margin=_ROUNDING, resolution=0.02,
+          where="estimand == 'gain' and model != 'selected'", grids=_DECIDED_ON),
     Claim("best-f1-model-falls-short-under-a-small-budget",
           "The model with the best F1 at its threshold (M3) is never the best under a budget "
           "of one or two deciles, and finds at least 4 points less of the positives than the "
           "best one (Situation 1; the same in every cell: no sample involved).",
-          ("best-f1",), "bias", "at_most", target=0.0, margin=-0.04,
+          ("best-f1",), "bias", "at_most", target=0.0, margin=-0.04, resolution=0.01,
           where=f"{_SMALL_BUDGET} and estimand == 'gain'"),
     Claim("f1-selection-rarely-right-under-a-small-budget",
           "Choosing the model by its test-sample F1 picks the best model under a budget of one "
           "or two deciles in at most 20% of samples at every n (less than a random pick), "
           "and ever less often as n grows.",
-          ("select-by-f1",), "correct_share", "at_most", target=0.2, where=_SMALL_BUDGET),
+          ("select-by-f1",), "correct_share", "at_most", target=0.2, where=_SMALL_BUDGET,
+          effect=True, grids=_DECIDED_ON),
     Claim("estimate-selection-right-under-a-small-budget",
           "Choosing it by the estimated positives within the budget picks the best one in at "
           "least 45% of samples at every n, with one or two deciles.",
           ("select-by-estimate",), "correct_share", "at_least", target=0.45,
-          where=_SMALL_BUDGET),
+          where=_SMALL_BUDGET, effect=True, grids=_DECIDED_ON),
     Claim("estimate-selection-nearly-always-right-with-1000-labels",
           "From n = 1000 it picks the best model in at least 80% of samples on average over "
           "the budgets of one and two deciles.",
           ("select-by-estimate",), "correct_share", "at_least", target=0.8,
-          where=f"{_SMALL_BUDGET} and n >= 1000", mean_over=("k",)),
+          where=f"{_SMALL_BUDGET} and n >= 1000", mean_over=("k",), effect=True,
+          grids=_DECIDED_ON),
 )
 
 # One coverage row per cell and method: the exact one where there is one.

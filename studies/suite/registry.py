@@ -6,10 +6,16 @@ project can run its own studies through the engine without registering them here
 
 from __future__ import annotations
 
+import functools
+
 from studies.engine.design import Study
 from studies.engine.loading import load_study
 
-__all__ = ["STUDY_MODULES", "get_study", "study_names"]
+__all__ = ["STUDY_MODULES", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study", "study_names"]
+
+# The probability that a run of the registered suite shows a FAILS verdict on Monte Carlo noise
+# alone when every claim is true, split equally over the suite's claims.
+SUITE_FALSE_ALARM = 0.01
 
 # Registered studies: name -> the module defining it as STUDY. Keep sorted.
 STUDY_MODULES: dict[str, str] = {
@@ -49,3 +55,12 @@ def get_study(name: str) -> Study:
         raise ValueError(
             f"`study` must be one of {', '.join(study_names())}; got {name!r}.")
     return load_study(f"{STUDY_MODULES[name]}:STUDY")
+
+
+@functools.cache
+def claim_false_alarm() -> float:
+    """Each claim's share of the suite's false-alarm budget: ``SUITE_FALSE_ALARM`` over the
+    number of claims of the registered studies (Bonferroni), the rate `evaluate_claims`
+    judges a claim at when it states none."""
+    count = sum(len(get_study(name).claims) for name in STUDY_MODULES)
+    return SUITE_FALSE_ALARM / max(count, 1)

@@ -18,7 +18,8 @@ MIN_FAMILYWISE_ERROR = 1e-300
 def add_command(commands: Any) -> None:
     """Add the ``study`` subcommand and its actions."""
     study = commands.add_parser(
-        "study", help="simulation studies: list, run, check, report, compare, bless, status")
+        "study", help="simulation studies: list, run, check, report, compare, bless, "
+                      "reference, status")
     study.set_defaults(handler=_handle)  # every action: `studies.cli.study.handle` runs it
     actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
     actions.add_parser("list", help="registered studies and their grids")
@@ -85,6 +86,16 @@ def add_command(commands: Any) -> None:
                           help="why the results changed (recorded in the manifest)")
     blessing.add_argument("--out", type=output_directory, default=Path("reports") / "baseline",
                           help="the baseline directory (replaced as a whole)")
+
+    referencing = actions.add_parser(
+        "reference", help="record the claims verdicts of a finished run (the full grids') for "
+                          "the record")
+    referencing.add_argument("directory", type=Path, metavar="RUN_DIR",
+                             help="a finished run directory (holding run.sqlite and its "
+                                  "claims tables)")
+    referencing.add_argument("--out", type=output_directory,
+                             default=Path("reports") / "reference",
+                             help="the reference directory (other studies' verdicts are kept)")
 
     status = actions.add_parser("status", help="progress and metadata of a run directory")
     status.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")

@@ -1,0 +1,134 @@
+"""Reference verdicts: the claims of studies judged on a finished run, kept for the record.
+
+A quick run decides what CI gates on; the findings live on the full grids. `record` copies the
+claims table each study's run wrote (`studies.report.tables`: status, values compared, k,
+familywise error, detectable, resolution, the worst value, the reason) into a reference
+directory, ``reports/reference/`` by default, one ``<study>.claims.csv`` per study with a
+``<study>.json`` beside it: the run's grid, seed, study version, commit (and whether the tree
+was clean), start, end and wall time, and the machine. Studies judged at different times
+(a cheap grid today, a long one on a larger machine tomorrow) accumulate; recording a study
+again replaces its files. ``index.md`` lists every study's verdicts and provenance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from studies.engine import run_state
+from studies.engine.store import DB_NAME, existing_store
+
+__all__ = ["REFERENCE_COLUMNS", "record"]
+
+# The columns of a reference claims table, in the order written.
+REFERENCE_COLUMNS = ("claim", "status", "kind", "condition", "region", "compared", "failing",
+                     "familywise_error", "k", "detectable", "resolution", "unit", "worst",
+                     "reason")
+
+
+def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> list[str]:
+    """Record the verdicts of every study of a finished run in the reference directory.
+
+    Parameters
+    ----------
+    run_dir : path
+        A finished run directory: its store and the ``<study>.claims.csv`` tables the run
+        wrote.
+    out : path
+        The reference directory (created; other studies' files are kept).
+
+    Returns
+    -------
+    list of str
+        The studies recorded.
+
+    Raises
+    ------
+    ValueError
+        When ``run_dir`` holds no finished run or a study's claims table is missing; nothing
+        is written then.
+    """
+    run_path, target = Path(run_dir), Path(out)
+    if not (run_path / DB_NAME).is_file():
+        raise ValueError(f"`run_dir` must be a run directory holding {DB_NAME}; got "
+                         f"{run_path}.")
+    state = run_state(run_path)
+    if not state.complete:
+        raise ValueError(f"`run_dir` must be a finished run; {run_path} is {state.describe()}.")
+    store = existing_store(run_path)
+    try:
+        meta = store.metadata()
+    finally:
+        store.close()
+    studies = dict(meta["identity"]["studies"])
+    tables = {}
+    for name in studies:
+        path = run_path / f"{name}.claims.csv"
+        if not path.is_file():
+            raise ValueError(f"`run_dir` must hold the claims table of every study; "
+                             f"{path} is missing (write it with study check or study report).")
+        tables[name] = pd.read_csv(path, keep_default_na=False, dtype=str)
+    target.mkdir(parents=True, exist_ok=True)
+    for name, table in tables.items():
+        table.reindex(columns=[c for c in REFERENCE_COLUMNS if c in table]).to_csv(
+            target / f"{name}.claims.csv", index=False)
+        (target / f"{name}.json").write_text(json.dumps(_provenance(meta, name), indent=2)
+                                             + "\n")
+    _write_index(target)
+    return list(studies)
+
+
+def _provenance(meta: dict[str, Any], name: str) -> dict[str, Any]:
+    started, ended = meta.get("started"), meta.get("ended")
+    seconds = None
+    if started and ended:
+        seconds = round((datetime.fromisoformat(ended)
+                         - datetime.fromisoformat(started)).total_seconds(), 1)
+    grid = meta["identity"]["grid"]
+    return {"study": name, "version": meta["identity"]["studies"][name],
+            "grid": grid if isinstance(grid, str) else "custom",
+            "n_replicates": meta.get("grids", {}).get(name, {}).get("n_replicates"),
+            "seed": str(meta.get("seed", "")), "commit": meta.get("git_commit"),
+            "tree": {True: "uncommitted changes", False: "clean", None: "unknown"}[
+                meta.get("git_dirty")],
+            "started": started, "ended": ended, "wall_seconds_of_the_run": seconds,
+            "studies_in_the_run": len(meta["identity"]["studies"]),
+            "command": meta.get("command"), "platform": meta.get("platform"),
+            "python": meta.get("python"), "packages": meta.get("packages", {})}
+
+
+def _write_index(target: Path) -> None:
+    """``index.md``: every recorded study's verdicts and where they come from."""
+    lines = ["# Reference verdicts", "",
+             "Each study's claims judged on a finished run (`evalcert study reference`): "
+             "status, detectable deviation and resolution, and the run they come from.", ""]
+    for meta_path in sorted(target.glob("*.json")):
+        info = json.loads(meta_path.read_text())
+        table = pd.read_csv(target / f"{info['study']}.claims.csv", keep_default_na=False,
+                            dtype=str)
+        lines += [f"## {info['study']} (version {info['version']}, {info['grid']} grid)", "",
+                  f"Seed {info['seed']}, commit {info['commit'] or 'unknown'} "
+                  f"({info['tree']}), run {info['started']} to {info['ended']} "
+                  f"({info['wall_seconds_of_the_run']} s for {info['studies_in_the_run']} "
+                  f"studies), {info['platform']}.", "",
+                  "| claim | status | detectable | resolution | unit | worst or reason |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for row in table.itertuples():
+            note = (row.worst or row.reason).replace("|", "\\|")
+            lines.append(f"| {row.claim} | {row.status} | {_short(row.detectable)} | "
+                         f"{_short(row.resolution)} | {row.unit} | {note} |")
+        lines.append("")
+    (target / "index.md").write_text("\n".join(lines))
+
+
+def _short(text: str) -> str:
+    """A number in three significant figures (text as it is when not a number)."""
+    try:
+        return f"{float(text):.3g}"
+    except ValueError:
+        return text
