@@ -42,6 +42,7 @@ def test_a_run_is_recorded_with_its_verdicts_and_provenance(two_runs, capsys):
     index = (out / "index.md").read_text()
     assert "## binomial_coverage (version 1, quick grid)" in index
     assert "| mean-unbiased | HOLDS |" in index
+    assert "Not recorded yet: bias_error_rate, bias_f1," in index
 
 
 def test_a_directory_without_a_run_or_a_claims_table_is_refused(two_runs, tmp_path, capsys):

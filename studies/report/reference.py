@@ -7,7 +7,8 @@ directory, ``reports/reference/`` by default, one ``<study>.claims.csv`` per stu
 ``<study>.json`` beside it: the run's grid, seed, study version, commit (and whether the tree
 was clean), start, end and wall time, and the machine. Studies judged at different times
 (a cheap grid today, a long one on a larger machine tomorrow) accumulate; recording a study
-again replaces its files. ``index.md`` lists every study's verdicts and provenance.
+again replaces its files. ``index.md`` lists every study's verdicts and provenance, and names
+the registered studies not recorded yet.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pandas as pd
 
 from studies.engine import run_state
 from studies.engine.store import DB_NAME, existing_store
+from studies.suite import study_names
 
 __all__ = ["REFERENCE_COLUMNS", "record"]
 
@@ -107,6 +109,10 @@ def _write_index(target: Path) -> None:
     lines = ["# Reference verdicts", "",
              "Each study's claims judged on a finished run (`evalcert study reference`): "
              "status, detectable deviation and resolution, and the run they come from.", ""]
+    recorded = {path.stem for path in target.glob("*.json")}
+    missing = [name for name in study_names() if name not in recorded]
+    if missing:
+        lines += [f"Not recorded yet: {', '.join(missing)}.", ""]
     for meta_path in sorted(target.glob("*.json")):
         info = json.loads(meta_path.read_text())
         table = pd.read_csv(target / f"{info['study']}.claims.csv", keep_default_na=False,
