@@ -50,12 +50,13 @@ def add_command(commands: Any) -> None:
                              "comparison in the report and exit 1 on a regression")
 
     check = actions.add_parser(
-        "check", help="judge the claims of a stored run again (exit 1 if one fails)")
+        "check", help="judge the claims of a stored run again (exit 1 if one fails or is "
+                       "inconclusive)")
     check.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
 
     report = actions.add_parser(
         "report", help="write the HTML and Markdown report of a stored run (exit 1 if a claim "
-                       "fails)")
+                       "fails or is inconclusive)")
     report.add_argument("directory", type=Path, help="a run directory (holding run.sqlite)")
     report.add_argument("--out", type=output_directory, default=None,
                         help="where to write the report (default: the run directory)")
