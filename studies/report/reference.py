@@ -120,8 +120,8 @@ def _write_index(target: Path) -> None:
         lines += [f"## {info['study']} (version {info['version']}, {info['grid']} grid)", "",
                   f"Seed {info['seed']}, commit {info['commit'] or 'unknown'} "
                   f"({info['tree']}), run {info['started']} to {info['ended']} "
-                  f"({info['wall_seconds_of_the_run']} s for {info['studies_in_the_run']} "
-                  f"studies), {info['platform']}.", "",
+                  f"({info['wall_seconds_of_the_run']} s for {_studies(info)}), "
+                  f"{info['platform']}.", "",
                   "| claim | status | detectable | resolution | unit | worst or reason |",
                   "| --- | --- | --- | --- | --- | --- |"]
         for row in table.itertuples():
@@ -130,6 +130,11 @@ def _write_index(target: Path) -> None:
                          f"{_short(row.resolution)} | {row.unit} | {note} |")
         lines.append("")
     (target / "index.md").write_text("\n".join(lines))
+
+
+def _studies(info: dict[str, Any]) -> str:
+    count = info["studies_in_the_run"]
+    return f"{count} stud{'y' if count == 1 else 'ies'}"
 
 
 def _short(text: str) -> str:
