@@ -76,7 +76,9 @@ def test_a_perfect_classifier_always_passes():
     # every test set has e = 0, whose delta-method bound is 1.
     found = pc.pass_rate([0.5, 0.0, 0.0, 0.5], sample_size=200, threshold=0.9, repetitions=10,
                          draws=200, rng=3)
-    assert (found.attempt_rate, found.pass_rate, found.pass_rate_mcse) == (1.0, 1.0, 0.0)
+    # 10 passes in 10: the MCSE is the Wilson half-width 1 / (2 (10 + 1)), not 0
+    assert (found.attempt_rate, found.pass_rate) == (1.0, 1.0)
+    assert found.pass_rate_mcse == pytest.approx(1 / 22)
     assert found.attempts == found.repetitions == 10
     assert found.median_test_size >= 1
 

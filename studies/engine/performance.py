@@ -110,7 +110,7 @@ from numpy.typing import NDArray
 from estimators._numeric import row_dots
 
 __all__ = ["MAX_RUNS", "MEASURES", "Estimates", "Measure", "OutcomeLaw", "Performance",
-           "exact_cells", "exact_measures", "exact_performance", "performance"]
+           "exact_cells", "exact_measures", "exact_performance", "performance", "share_se"]
 
 Array = NDArray[np.float64]
 

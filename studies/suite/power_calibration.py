@@ -95,7 +95,7 @@ from estimators import (
 from studies.engine import StudyResult
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
-from studies.engine.performance import Estimates
+from studies.engine.performance import Estimates, share_se
 
 __all__ = ["CLAIMS", "INTERVALS", "METHODS", "PAIRED", "PESSIMISM", "PLANS", "SELECTED_FROM",
            "SOURCES", "STUDY", "PassRate", "pass_rate", "population", "summary_table"]
@@ -243,7 +243,8 @@ class PassRate:
         Share of replicates whose sample cleared the threshold and gave a reachable plan.
     pass_rate, pass_rate_mcse : float
         Share of the attempts whose certification test set passed, and its MCSE
-        ``sqrt(p (1 - p) / attempts)`` (nan when nothing was attempted).
+        `studies.engine.performance.share_se` over the attempts: not 0 when every attempt
+        passes (nan when nothing was attempted).
     mean_test_size, median_test_size : float
         Of the planned test sizes (nan when nothing was attempted).
     repetitions, attempts : int
@@ -291,13 +292,13 @@ def pass_rate(population: Sequence[float], *, sample_size: int, threshold: float
 
     Examples
     --------
-    A population whose F1 is 0.97 against a threshold of 0.5: every sample is attempted and
-    every test set passes.
+    A population whose F1 is 0.97 against a threshold of 0.5: every sample is attempted, and
+    19 of the 20 test sets pass (MCSE: the Wilson half-width over the 20 attempts).
 
     >>> found = pass_rate([0.485, 0.015, 0.015, 0.485], sample_size=200, threshold=0.5,
     ...                   repetitions=20, rng=1)
-    >>> found.attempt_rate, found.pass_rate, found.pass_rate_mcse
-    (1.0, 1.0, 0.0)
+    >>> found.attempt_rate, found.pass_rate, round(found.pass_rate_mcse, 4)
+    (1.0, 0.95, 0.0522)
     """
     try:
         cells = np.asarray(population, dtype=np.float64)
@@ -332,7 +333,7 @@ def pass_rate(population: Sequence[float], *, sample_size: int, threshold: float
     if not attempts:
         return PassRate(0.0, math.nan, math.nan, math.nan, math.nan, n, 0)
     share = float(found.passed[attempted].mean())
-    return PassRate(attempts / n, share, math.sqrt(share * (1.0 - share) / attempts),
+    return PassRate(attempts / n, share, share_se(share, attempts),
                     float(found.size[attempted].mean()),
                     float(np.median(found.size[attempted])), n, attempts)
 
