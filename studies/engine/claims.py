@@ -264,6 +264,11 @@ class Verdict:
         deviation of its resolution (1.0 when it has them; nan when every value is exact).
     reason : str
         Why the claim is INCONCLUSIVE or NOT RUN ('' otherwise).
+    nearest : dict
+        The compared value that lies furthest towards (or beyond) its bound: ``method``,
+        ``where`` (its parameters in words; a mean over ``mean_over`` names the others),
+        ``value``, ``mcse`` and ``bound`` (empty when nothing defined was compared). What a
+        finding quotes of a claim that holds.
     """
 
     claim: Claim
@@ -276,6 +281,7 @@ class Verdict:
     wrong_side: int = 0
     scale: float = math.nan
     reason: str = ""
+    nearest: dict[str, Any] = field(default_factory=dict)
 
     def worst(self) -> str:
         """The worst failing value in words ('' when the claim does not fail)."""
@@ -394,6 +400,8 @@ class _Judge:
         self.broken: list[pd.DataFrame] = []
         self.beyond: list[pd.DataFrame] = []
         self.partial: list[pd.DataFrame] = []
+        self.nearest: dict[str, Any] = {}
+        self._nearest_deviation = -math.inf
 
     def add(self, rows: pd.DataFrame) -> None:
         """Take the rows of a piece (tidy columns and ``error``) that are in the claim."""
@@ -490,6 +498,7 @@ class _Judge:
         shown = rows[[*params, "method", "value", "mcse", "error"]].assign(
             bound=_bound(claim, target), deviation=deviation,
             spread=np.where(np.isnan(spread), 0.0, spread))
+        self._keep_nearest(rows, params, deviation, target)
         exact_broken = ~monte_carlo & (undefined | (deviation > claim.exact_tolerance))
         if exact_broken.any():
             self.broken.append(shown[exact_broken].assign(
@@ -498,6 +507,22 @@ class _Judge:
         beyond = monte_carlo & (undefined | (deviation > 0))
         if beyond.any():
             self.beyond.append(shown[beyond])
+
+    def _keep_nearest(self, rows: pd.DataFrame, params: list[str],
+                      deviation: NDArray[np.float64], target: NDArray[np.float64]) -> None:
+        """Keep the defined value furthest towards its bound (first of ties, in grid order)."""
+        defined = ~np.isnan(deviation)
+        if not defined.any():
+            return
+        i = int(np.flatnonzero(defined)[np.argmax(deviation[defined])])
+        if deviation[i] <= self._nearest_deviation:
+            return
+        self._nearest_deviation = float(deviation[i])
+        row = rows.iloc[i]
+        self.nearest = {"method": str(row["method"]),
+                        "where": ", ".join(f"{p}={row[p]}" for p in params),
+                        "value": float(row["value"]), "mcse": float(row["mcse"]),
+                        "bound": float(_bound(self.claim, target[i:i + 1])[0])}
 
     def _power(self, k: float) -> tuple[float, float]:
         """The detectable deviation of the least precise Monte Carlo value, and the factor on
@@ -557,7 +582,7 @@ class _Judge:
         return Verdict(claim, status, self.compared, k, detectable, failures,
                        familywise_error=alpha if m else None,
                        wrong_side=wrong_side if claim.effect else 0, scale=scale,
-                       reason=reason)
+                       reason=reason, nearest=self.nearest)
 
 
 def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str | None = None,

@@ -257,6 +257,13 @@ class Study:
         same keys in each), written beside the run store as ``<study>.summary.csv`` and
         ``.txt``; ``result`` is the study's `studies.engine.StudyResult`. None: the
         report's `studies.report.headline_table` (each measure's range per method).
+    findings : callable or None
+        ``findings(result, summary) -> list of str``: the study's findings in sentences, each
+        number read from ``result`` (its `studies.engine.StudyResult`) or ``summary`` (the
+        rows of ``summary``, or of the headline table), written with
+        `studies.engine.findings` (a value with its MCSE, a paper's number beside ours).
+        Shown on the study's page under the sentences the report writes from the claims'
+        verdicts. None: those sentences only.
     """
 
     name: str
@@ -276,6 +283,7 @@ class Study:
     claims: tuple[Claim, ...] = ()
     figures: tuple[Figure, ...] = ()
     summary: Callable[[Any], Sequence[Mapping[str, Any]]] | None = None
+    findings: Callable[[Any, Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
 
     def __post_init__(self) -> None:
         missing = {"quick", "full"} - set(self.grids)

@@ -5,8 +5,10 @@ What an auditor reads. `write_report` turns a run directory (its store, its tabl
 * ``index.html`` / ``index.md``: every study with its aim, its size and its claims' verdicts,
   and the run's provenance (a run that did not finish every cell says so at the top of every
   page: its verdicts cover the finished cells only);
-* ``<study>.html`` / ``<study>.md``: a study in ADEMP order (Morris, White & Crowther 2019; the
-  layout simChef uses): aims, data-generating mechanisms and grid, estimands, methods,
+* ``<study>.html`` / ``<study>.md``: a study's findings in sentences (each claim's verdict with
+  the value nearest its bound, then the study's own `Study.findings`, every number read from
+  the run), then its ADEMP in order (Morris, White & Crowther 2019; the layout simChef uses):
+  aims, data-generating mechanisms and grid, estimands, methods,
   performance measures (from the study module's docstring), then the claims with their
   verdicts, the results as "estimate (MCSE)", the cells that break a claim, the figures with
   their captions, a legend of every column and abbreviation, and the provenance;
@@ -55,6 +57,7 @@ from studies.engine import (
     run_state,
 )
 from studies.engine.claims import tally
+from studies.engine.findings import claim_finding
 from studies.engine.results import FRAME_COLUMNS
 from studies.engine.store import existing_store
 from studies.report.compare import Comparison
@@ -209,6 +212,11 @@ _STUDY = """
 {% if incomplete %}<p class="FAILS">This run is {{ incomplete }}.</p>{% endif %}
 {{ aim }}
 <p class="{{ status|replace(' ', '-') }}">Claims: {{ tally }}.</p>
+{% if findings %}<h2>Findings</h2>
+<p>What this run found, every number read from its results (MCSE: Monte Carlo standard
+error).</p>
+<ul>{% for sentence in findings %}<li>{{ sentence }}</li>
+{% endfor %}</ul>{% endif %}
 {% for title, text in ademp %}<h2>{{ title }}</h2>{{ text }}
 {% if title == 'Data-generating mechanisms' %}{{ grid }}{% endif %}{% endfor %}
 <h2>Claims and verdicts</h2>
@@ -568,6 +576,9 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     claims = _claims_frame(name, verdicts)
     results = _results_frame(headline_table(result) if study.summary else found)
     failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
+    sentences = [claim_finding(v) for v in verdicts]
+    if study.findings is not None:
+        sentences += list(study.findings(result, found))
     bands = _coverage_bands(result)
     band_texts = band_verdicts = pd.DataFrame()
     if not bands.empty:
@@ -575,6 +586,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     body = _ENV.from_string(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
         status=_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
+        findings=[Markup(_inline(html.escape(x))) for x in sentences],
         grid=_html_table(grid), claims=_html_table(claims, status_column="status"),
         results=_html_table(results), figures=figures,
         summary=_html_table(summary) if not summary.empty else "",
@@ -588,6 +600,8 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     _write(out / f"{name}.html", page, written)
     md = [f"# {name}", "", *([f"This run is {prov['run']}.", ""] if prov["run"] != "complete"
                              else []), _aim(doc), "", f"Claims: {tally(verdicts)}.", ""]
+    if sentences:
+        md += ["## Findings", "", *(f"- {x}" for x in sentences), ""]
     for title, text in sections:
         md += [f"## {title}", "", text, ""]
         if title == "Data-generating mechanisms":

@@ -1,0 +1,129 @@
+"""Findings: sentences about a run whose numbers come from the run.
+
+A report states what a study found in words, and every number in those words is read from the
+results: a claim's verdict with the value nearest its bound (`claim_finding`), and the
+sentences a study writes from its own summary (`Study.findings`) with the helpers here, which
+put a Monte Carlo value beside its MCSE (`estimate`) and, where a study repeats a paper, the
+paper's number beside ours with their difference in MCSE units (`versus_paper`). Nothing here
+is typed by hand into a docstring or a caption, so a page never quotes another run.
+"""
+
+from __future__ import annotations
+
+import math
+
+from studies.engine.claims import FAILS, HOLDS, INCONCLUSIVE, Verdict
+
+__all__ = ["REPRODUCED_WITHIN", "claim_finding", "estimate", "versus_paper"]
+
+# A paper's value counts as reproduced when ours lies within this many MCSE of it: about a
+# 0.3% two-sided false-alarm rate for a run that truly reproduces it.
+REPRODUCED_WITHIN = 3.0
+
+
+def _number(value: float, *, percent: bool, digits: int) -> str:
+    if value != value:
+        return "undefined"
+    if percent:
+        return f"{100 * value:.{digits}f}%"
+    if value == 0 or 1e-2 <= abs(value) < 1e4:
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}g}"
+
+
+def estimate(value: float, mcse: float, *, percent: bool = False, digits: int = 3) -> str:
+    """A Monte Carlo value with its MCSE, in words: ``"0.847 (MCSE 0.015)"``.
+
+    Parameters
+    ----------
+    value, mcse : float
+        The estimate and its Monte Carlo standard error (0 or nan: exact, no MCSE shown).
+    percent : bool
+        Show a share as a percentage and its MCSE in percentage points.
+    digits : int
+        Decimals (significant digits for values below 0.01 or of 10,000 or more).
+
+    Examples
+    --------
+    >>> estimate(0.84712, 0.0151)
+    '0.847 (MCSE 0.015)'
+    >>> estimate(0.84712, 0.0151, percent=True, digits=1)
+    '84.7% (MCSE 1.5 points)'
+    >>> estimate(0.95, 0.0)
+    '0.950 (exact)'
+    """
+    shown = _number(value, percent=percent, digits=digits)
+    if not mcse or mcse != mcse:
+        return f"{shown} (exact)"
+    error = f"{100 * mcse:.{digits}f} points" if percent else f"{mcse:.2g}"
+    return f"{shown} (MCSE {error})"
+
+
+def versus_paper(ours: float, mcse: float, paper: float, *, percent: bool = False,
+                 digits: int = 3) -> str:
+    """Our value beside a paper's, their difference in MCSE units, and whether it reproduces.
+
+    Ours reproduces the paper's value when it lies within `REPRODUCED_WITHIN` MCSE of it; an
+    exact value (MCSE 0) reproduces only an equal value.
+
+    Examples
+    --------
+    >>> versus_paper(0.847, 0.015, 0.7946, percent=True, digits=1)
+    "84.7% (MCSE 1.5 points) against the paper's 79.5%: 3.5 MCSE above it, not reproduced"
+    >>> versus_paper(0.30, 0.02, 0.2948, percent=True, digits=1)
+    "30.0% (MCSE 2.0 points) against the paper's 29.5%: 0.3 MCSE above it, reproduced"
+    """
+    ours_text = estimate(ours, mcse, percent=percent, digits=digits)
+    paper_text = _number(paper, percent=percent, digits=digits)
+    if ours != ours:
+        return f"{ours_text} against the paper's {paper_text}: not reproduced"
+    difference = ours - paper
+    if not mcse or mcse != mcse:
+        same = math.isclose(ours, paper, rel_tol=1e-9, abs_tol=1e-12)
+        return (f"{ours_text} against the paper's {paper_text}: "
+                f"{'reproduced' if same else 'not reproduced'}")
+    z = difference / mcse
+    side = "above" if z > 0 else "below"
+    verdict = "reproduced" if abs(z) <= REPRODUCED_WITHIN else "not reproduced"
+    return (f"{ours_text} against the paper's {paper_text}: {abs(z):.1f} MCSE {side} it, "
+            f"{verdict}")
+
+
+_COMPARISON = {"at_least": "at least", "at_most": "at most"}
+
+
+def claim_finding(verdict: Verdict) -> str:
+    """One sentence on a claim's verdict, with the run's value nearest its bound.
+
+    HOLDS and INCONCLUSIVE quote that value (and the reason of an inconclusive verdict);
+    FAILS quotes the value that breaks the claim most; NOT RUN says why.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from studies.engine import Claim, Verdict
+    >>> claim = Claim("covers", "Wilson covers at least 93%.", ("wilson",), "coverage",
+    ...               "at_least", 0.93)
+    >>> nearest = {"method": "wilson", "where": "n=20", "value": 0.9412, "mcse": 0.0052,
+    ...            "bound": 0.93}
+    >>> verdict = Verdict(claim, "HOLDS", 4, 3.2, 0.019, pd.DataFrame(), nearest=nearest)
+    >>> print(claim_finding(verdict))  # doctest: +NORMALIZE_WHITESPACE
+    covers HOLDS: Wilson covers at least 93%. Nearest its bound: wilson at n=20,
+    coverage 0.941 (MCSE 0.0052) against at least 0.930.
+    """
+    claim, status = verdict.claim, verdict.status
+    head = f"{claim.name} {status}: {claim.statement}"
+    if status == FAILS:
+        return f"{head} Breaking it most: {verdict.worst()}."
+    if status not in (HOLDS, INCONCLUSIVE) or not verdict.nearest:
+        return f"{head} ({verdict.reason})." if verdict.reason else head
+    near = verdict.nearest
+    where = f" at {near['where']}" if near["where"] else ""
+    if claim.comparison == "within":
+        bound = f"within {claim.margin:.3g} of {_number(near['bound'], percent=False, digits=3)}"
+    else:
+        bound = f"{_COMPARISON[claim.comparison]} " \
+                f"{_number(near['bound'], percent=False, digits=3)}"
+    text = (f"{head} Nearest its bound: {near['method']}{where}, {claim.measure} "
+            f"{estimate(near['value'], near['mcse'])} against {bound}.")
+    return f"{text} Inconclusive: {verdict.reason}." if status == INCONCLUSIVE else text
