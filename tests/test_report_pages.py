@@ -175,3 +175,28 @@ def test_docstring_prose_keeps_code_and_bold_properly_nested():
     found = str(_prose("a ``x**y`` and **b** c ``z**`` **bold ``q``** <e> `s`"))
     assert found == ("<p>a <code>x**y</code> and <strong>b</strong> c <code>z**</code> "
                      "<strong>bold <code>q</code></strong> &lt;e&gt; <code>s</code></p>")
+
+
+def test_findings_quote_each_claims_value_nearest_its_bound_from_the_run(tmp_path):
+    _report(BINOMIAL, tmp_path / "run")
+    frame = run([BINOMIAL], grid=SMALL, rng=1, workers=1, out=tmp_path / "again")[
+        BINOMIAL.name].to_frame()
+    coverage = frame[frame["measure"] == "coverage"]
+    # Wald, at most nominal - 0.05 where n p <= 2 or n (1 - p) <= 2: its largest coverage there
+    wald = coverage[(coverage["method"] == "wald")
+                    & ((coverage["n"] * coverage["p"] <= 2)
+                       | (coverage["n"] * (1 - coverage["p"]) <= 2))]
+    nearest_wald = wald.loc[wald["value"].idxmax()]
+    # Wilson, its mean over p within 0.02 of nominal at each n: the mean furthest from 0.95
+    means = coverage[coverage["method"] == "wilson"].groupby("n")["value"].mean()
+    furthest = (means - 0.95).abs().idxmax()
+    page = (tmp_path / "run" / "binomial_coverage.html").read_text()
+    findings = page[page.index("<h2>Findings"):page.index("<h2>Aims")]
+    assert (f"wald at n={nearest_wald['n']}, p={nearest_wald['p']}, "
+            f"confidence_level=0.95, coverage {nearest_wald['value']:.3f} (exact) against at "
+            f"most 0.900") in findings
+    assert f"wilson at n={furthest}, confidence_level=0.95, coverage {means[furthest]:.3f}" \
+        in findings
+    assert findings.count("<li>") == len(BINOMIAL.claims)
+    markdown = (tmp_path / "run" / "binomial_coverage.md").read_text()
+    assert "## Findings" in markdown and f"coverage {means[furthest]:.3f}" in markdown
