@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import math
 
-from studies.engine.claims import FAILS, HOLDS, INCONCLUSIVE, Verdict
+import numpy as np
+import pandas as pd
 
-__all__ = ["REPRODUCED_WITHIN", "claim_finding", "estimate", "versus_paper"]
+from studies.engine.claims import FAILS, HOLDS, INCONCLUSIVE, Verdict
+from studies.engine.regions import region_mask
+from studies.engine.results import StudyResult
+
+__all__ = ["REPRODUCED_WITHIN", "claim_finding", "estimate", "extreme", "versus_paper"]
 
 # A paper's value counts as reproduced when ours lies within this many MCSE of it: about a
 # 0.3% two-sided false-alarm rate for a run that truly reproduces it.
@@ -89,6 +94,61 @@ def versus_paper(ours: float, mcse: float, paper: float, *, percent: bool = Fals
             f"{verdict}")
 
 
+def extreme(result: StudyResult, method: str, measure: str, *, largest: bool = False,
+            magnitude: bool = False, where: str = "", percent: bool = False,
+            digits: int = 3) -> str:
+    """A method's smallest (or largest) value of a measure over the run, and where it lies.
+
+    Parameters
+    ----------
+    result : StudyResult
+    method, measure : str
+    largest : bool
+        The largest value instead of the smallest.
+    magnitude : bool
+        Rank by absolute value (the value shown keeps its sign).
+    where : str
+        Only the cells this query over the grid parameters selects (empty: all).
+    percent, digits
+        As `estimate`.
+
+    Returns
+    -------
+    str
+        ``"0.400 (exact) at n=10, p=0.05"``; ``"no value"`` when the method has no defined
+        value of the measure there.
+
+    Examples
+    --------
+    >>> from studies.engine import CellResult, Measure, Performance
+    >>> cells = tuple(CellResult("s", str(i), i, {"n": n}, "exact",
+    ...                          {"wald": Performance({"coverage": Measure(c, 0.0)}, None)},
+    ...                          {}, b"") for i, (n, c) in enumerate([(10, 0.4), (50, 0.93)]))
+    >>> extreme(StudyResult("s", cells), "wald", "coverage")
+    '0.400 (exact) at n=10'
+    >>> extreme(StudyResult("s", cells), "wald", "coverage", largest=True, where="n > 10")
+    '0.930 (exact) at n=50'
+    """
+    parts = [frame[frame["value"].notna()] for frame in
+             result.frames(methods=[method], measures=[measure])]
+    if not parts:
+        return "no value"
+    frame = pd.concat(parts, ignore_index=True)
+    params = [c for c in frame.columns if c not in _NOT_PARAMETERS]
+    if where:
+        frame = frame[region_mask(frame[params], where)]
+    if not len(frame):
+        return "no value"
+    values = frame["value"].to_numpy(float)
+    ranked = np.abs(values) if magnitude else values
+    row = frame.iloc[int(np.argmax(ranked) if largest else np.argmin(ranked))]
+    place = ", ".join(f"{p}={row[p]}" for p in params)
+    return f"{estimate(float(row['value']), float(row['mcse']), percent=percent, digits=digits)}" \
+        f" at {place}"
+
+
+_NOT_PARAMETERS = ("study", "position", "method", "measure", "value", "mcse", "path",
+                   "n_replicates")
 _COMPARISON = {"at_least": "at least", "at_most": "at most"}
 
 

@@ -39,7 +39,7 @@ I. R. & Crowther, M. J. (2019). Using simulation studies to evaluate statistical
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,8 +47,10 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import f1_estimate
+from studies.engine import StudyResult
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
+from studies.engine.findings import extreme
 from studies.engine.performance import Estimates
 
 __all__ = ["STUDY", "cell_probabilities"]
@@ -140,19 +142,33 @@ CLAIMS = (
 
 FIGURES = (
     Figure("measure_by",
-           "The plug-in F1 (here of a classifier with F1 = 0.5) is biased low in every cell, "
-           "most at small n and low prevalence (-0.14 at n = 10, prevalence 0.05); the bias "
-           "shrinks roughly as 1 / n, to under 0.02 in magnitude by n = 300.",
+           "The bias of the plug-in F1 of a classifier with F1 = 0.5 against the test size n, "
+           "one line per prevalence, beside the dashed zero line.",
            where="f1 == 0.5",
            options={"measure": "bias", "x": "n", "hue": "prevalence", "reference": 0.0}),
     Figure("measure_by",
-           "The delta-method SE understates the plug-in F1's empirical SE at small n (by more "
-           "than 70% at n = 10, prevalence 0.05, F1 = 0.5); the understatement vanishes as n "
-           "grows, slowest at low prevalence.",
+           "The relative error of the delta-method SE against the plug-in F1's empirical SE "
+           "(F1 = 0.5) against n, one line per prevalence; below the dashed zero line it "
+           "understates the spread.",
            where="f1 == 0.5",
            options={"measure": "model_se_error", "x": "n", "hue": "prevalence",
                     "reference": 0.0}),
 )
+
+def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Where the plug-in F1 is most biased and its delta SE most wrong, from the run."""
+    largest_n = max(int(c.params["n"]) for c in result.expanded().cells)
+    at_largest_n = extreme(result, "plug-in", "bias", magnitude=True, largest=True,
+                           where=f"n == {largest_n}")
+    return [
+        f"Largest bias of the plug-in F1 in magnitude: "
+        f"{extreme(result, 'plug-in', 'bias', magnitude=True, largest=True)}; at the grid's "
+        f"largest n: {at_largest_n}.",
+        f"Largest relative error of the delta-method SE against the empirical SE (negative: "
+        f"it understates): "
+        f"{extreme(result, 'plug-in', 'model_se_error', magnitude=True, largest=True)}.",
+    ]
+
 
 STUDY = Study(
     name="bias_f1",
@@ -174,4 +190,5 @@ STUDY = Study(
     parameter_space=(0.0, 1.0),
     claims=CLAIMS,
     figures=FIGURES,
+    findings=findings,
 )

@@ -49,6 +49,7 @@ Morris, White & Crowther (2019), *Statistics in Medicine* 38, 2074-2102.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -56,8 +57,10 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import f1_ci
+from studies.engine import StudyResult
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
+from studies.engine.findings import extreme
 from studies.engine.performance import Estimates
 
 __all__ = ["STUDY", "true_f1"]
@@ -177,28 +180,44 @@ _ONE_TOPIC = "prevalence == 0.2 and theta == 0.75"
 
 FIGURES = (
     Figure("measure_by",
-           "Stopping when the reused test set first shows F1 >= 0.75 makes the reported F1 "
-           "optimistic, most with small test sets and errors independent across classifiers "
-           "(rho = 0), while the fresh certification set's bias stays on the dashed zero line.",
+           "The bias of the F1 reported at stopping, on the reused test set and on a fresh "
+           "certification set, against the test size n, one panel per correlation rho of "
+           "the classifiers' errors, beside the dashed zero line.",
            where=_ONE_TOPIC,
            options={"measure": "bias", "x": "n", "panel_by": "rho", "reference": 0.0,
                     "log_x": True}),
     Figure("measure_by",
-           "The 95% LOSCI computed on the reused test set at stopping covers only about 60-85% "
-           "of the time, worst with small test sets and rho = 0; on the fresh certification "
-           "set it covers near the dashed 95% line.",
+           "The coverage of the 95% LOSCI computed at stopping on the reused test set and on "
+           "a fresh certification set, against n, one panel per rho, beside the dashed 95% "
+           "line.",
            where=_ONE_TOPIC,
            options={"measure": "coverage", "x": "n", "panel_by": "rho", "reference": 0.95,
                     "log_x": True}),
     Figure("measure_by",
-           "False claims (the rejection measure): stopping on the reused test set claims "
-           "F1 >= 0.75 for a classifier whose true F1 is below it in most replicates, while "
-           "certifying on the fresh set makes such a claim in under 2% of them.",
+           "False claims (the rejection measure): the share of replicates in which a "
+           "procedure claims F1 >= 0.75 for a classifier whose true F1 is below it, against "
+           "n, one panel per rho.",
            where=_ONE_TOPIC,
            options={"measure": "rejection", "x": "n", "panel_by": "rho", "log_x": True,
                     "title": "bias_sequential: share of false claims that F1 >= theta, "
                              f"against n by rho ({_ONE_TOPIC})"}),
 )
+
+def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The reused test set's worst bias, coverage and false claims against the fresh set's."""
+    reused, fresh = "reused-test-set", "fresh-certification-set"
+    return [
+        f"Largest bias of the F1 reported on the reused test set: "
+        f"{extreme(result, reused, 'bias', largest=True)}; on a fresh certification set, "
+        f"largest in magnitude: {extreme(result, fresh, 'bias', magnitude=True, largest=True)}.",
+        f"Lowest coverage of the 95% LOSCI at stopping: on the reused test set "
+        f"{extreme(result, reused, 'coverage')}, on the fresh set "
+        f"{extreme(result, fresh, 'coverage')}.",
+        f"Largest share of false claims that F1 >= theta: on the reused test set "
+        f"{extreme(result, reused, 'rejection', largest=True)}, on the fresh set "
+        f"{extreme(result, fresh, 'rejection', largest=True)}.",
+    ]
+
 
 STUDY = Study(
     name="bias_sequential",
@@ -217,4 +236,5 @@ STUDY = Study(
     measures=("bias", "empirical_se", "mse", "coverage", "width", "rejection"),
     claims=CLAIMS,
     figures=FIGURES,
+    findings=findings,
 )

@@ -32,15 +32,17 @@ Brown, L. D., Cai, T. T. & DasGupta, A. (2001). Interval estimation for a binomi
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from scipy import special
 
 from estimators import proportion_ci
+from studies.engine import StudyResult
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
+from studies.engine.findings import extreme
 from studies.engine.performance import Estimates
 
 __all__ = ["STUDY"]
@@ -111,15 +113,21 @@ CLAIMS = (
 
 FIGURES = (
     Figure("coverage_against",
-           "Wald's coverage falls far below the dashed 95% line when n p is small (0.40 at "
-           "n = 10, p = 0.05), while Wilson's stays close to it at every n.",
+           "The coverage of the Wald and Wilson intervals against p, one panel per n, beside "
+           "the dashed nominal 95% line.",
            where="n <= 100", options={"x": "p", "panel_by": "n"}),
     Figure("heat_map",
-           "Wald's coverage over the whole grid (white is the nominal 95%, red below it): deep "
-           "red wherever n min(p, 1 - p) is small, near nominal only once n p is in the tens.",
+           "Wald's coverage over the whole grid, n by p (white is the nominal 95%, red below "
+           "it, blue above).",
            options={"measure": "coverage", "method": "wald", "rows": "n", "columns": "p",
                     "center": 0.95}),
 )
+
+def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The lowest coverage of each interval over the run, and where."""
+    return [f"Lowest coverage of the {method.title()} interval: "
+            f"{extreme(result, method, 'coverage')}." for method in ("wald", "wilson")]
+
 
 STUDY = Study(
     name="binomial_coverage",
@@ -142,4 +150,5 @@ STUDY = Study(
     parameter_space=(0.0, 1.0),
     claims=CLAIMS,
     figures=FIGURES,
+    findings=findings,
 )
