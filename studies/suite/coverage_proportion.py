@@ -535,8 +535,7 @@ FIGURES = (
            options={"x": "p", "panel_by": "n", "methods": _FOUR}),
     Figure("heat_map",
            "Wald's two-sided 95% coverage over n and p <= 0.5 (coverage is symmetric about "
-           "p = 0.5; white is nominal, red below it): deep red wherever n p is small, and "
-           "still below 0.95 in most cells at n = 100.",
+           "p = 0.5; white is nominal, red below it, blue above).",
            where="n in [5, 10, 20, 30, 50, 100] and p <= 0.5 and confidence_level == 0.95 "
                  "and alternative == 'two-sided'",
            options={"measure": "coverage", "method": "wald", "rows": "n", "columns": "p",
