@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import shutil
 
 import pandas as pd
 import pytest
 
 from studies.cli.main import main
+from studies.engine import evaluate_claims, results_from_store
 from studies.report.reference import REFERENCE_COLUMNS, record
+from studies.suite import claim_false_alarm, get_study
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +36,13 @@ def test_a_run_is_recorded_with_its_verdicts_and_provenance(two_runs, capsys):
     info = json.loads((out / "binomial_coverage.json").read_text())
     assert info["grid"] == "quick" and info["seed"] == "3" and info["version"] == "1"
     assert info["tree"] in ("clean", "uncommitted changes", "unknown")
+    assert info["claims_tree"] in ("clean", "uncommitted changes", "unknown")
     assert info["wall_seconds_of_the_run"] >= 0
     # a second run's studies join the record; the first's stay
-    record(two_runs / "two", out)
+    study = get_study("mean_bias")
+    verdicts = evaluate_claims(study.claims, results_from_store(two_runs / "two")["mean_bias"],
+                               grid="quick", familywise_error=claim_false_alarm())
+    record(two_runs / "two", out, {"mean_bias": verdicts})
     assert {p.name for p in out.glob("*.claims.csv")} == {
         "binomial_coverage.claims.csv", "mean_bias.claims.csv"}
     index = (out / "index.md").read_text()
@@ -45,12 +51,29 @@ def test_a_run_is_recorded_with_its_verdicts_and_provenance(two_runs, capsys):
     assert "Not recorded yet: bias_error_rate, bias_f1," in index
 
 
-def test_a_directory_without_a_run_or_a_claims_table_is_refused(two_runs, tmp_path, capsys):
-    copy = tmp_path / "copy"
-    shutil.copytree(two_runs / "one", copy)
-    (copy / "binomial_coverage.claims.csv").unlink()
-    with pytest.raises(ValueError, match="must hold the claims table of every study"):
-        record(copy, tmp_path / "reference")
+def test_claims_restated_after_the_run_are_judged_on_its_stored_values(two_runs, tmp_path,
+                                                                       monkeypatch):
+    # the reference judges with the code's claims, not the tables the run wrote
+    study = get_study("binomial_coverage")
+    stricter = dataclasses.replace(study.claims[1], margin=-0.5)  # Wald 50 points short
+    restated = dataclasses.replace(study, claims=(study.claims[0], stricter))
+    monkeypatch.setattr("studies.cli.study.get_study", lambda name: restated)
+    out = tmp_path / "reference"
+    assert main(["study", "reference", str(two_runs / "one"), "--out", str(out)]) == 0
+    table = pd.read_csv(out / "binomial_coverage.claims.csv", keep_default_na=False)
+    assert table["status"].tolist() == ["HOLDS", "FAILS"]
+    written = pd.read_csv(two_runs / "one" / "binomial_coverage.claims.csv",
+                          keep_default_na=False)
+    assert written["status"].tolist() == ["HOLDS", "HOLDS"]
+
+
+def test_a_directory_without_a_run_or_with_other_studies_is_refused(two_runs, tmp_path,
+                                                                     capsys):
+    verdicts = evaluate_claims(get_study("mean_bias").claims,
+                               results_from_store(two_runs / "two")["mean_bias"])
+    with pytest.raises(ValueError, match=r"`verdicts` must be of studies of the run "
+                                         r"\(binomial_coverage\); got \['mean_bias'\]"):
+        record(two_runs / "one", tmp_path / "reference", {"mean_bias": verdicts})
     assert not (tmp_path / "reference").exists()
     assert main(["study", "reference", str(tmp_path / "nowhere")]) == 2
     assert "`run_dir` must be a run directory holding run.sqlite" in capsys.readouterr().err

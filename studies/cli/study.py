@@ -10,8 +10,8 @@ run keeping the finished cells and writing their tables (exit status 130); ``--r
 continues it. ``study salvage DIR --out NEWDIR`` copies the readable cells of a damaged run
 store into a new run directory, where ``--resume`` finishes the run (`studies.engine.salvage`).
 
-``study reference RUN_DIR`` records the verdicts of a finished run (the full grids') in
-``reports/reference/`` (`studies.report.reference`).
+``study reference RUN_DIR`` judges a finished run (the full grids') with the current claims
+and records the verdicts in ``reports/reference/`` (`studies.report.reference`).
 
 ``study compare BASELINE CURRENT`` is the regression gate (`studies.report.compare`): every
 value of a run against a blessed baseline within its Monte Carlo error, exit 1 on a regression;
@@ -252,7 +252,12 @@ def _bless(args: argparse.Namespace) -> int:
 
 
 def _reference(args: argparse.Namespace) -> int:
-    recorded = record(args.directory, args.out)
+    if not (args.directory / DB_NAME).is_file():  # before the store is read: one line
+        raise ValueError(f"`run_dir` must be a run directory holding {DB_NAME}; got "
+                         f"{args.directory}.")
+    results, studies = _stored(args.directory)
+    recorded = record(args.directory, args.out,
+                      _judge(results, studies, _grid_name(args.directory)))
     print(f"recorded the verdicts of {', '.join(recorded)} in {args.out} "
           f"({args.out / 'index.md'})")
     return 0

@@ -1,11 +1,14 @@
 """Reference verdicts: the claims of studies judged on a finished run, kept for the record.
 
-A quick run decides what CI gates on; the findings live on the full grids. `record` copies the
-claims table each study's run wrote (`studies.report.tables`: status, values compared, k,
-familywise error, detectable, resolution, the worst value, the reason) into a reference
-directory, ``reports/reference/`` by default, one ``<study>.claims.csv`` per study with a
+A quick run decides what CI gates on; the findings live on the full grids. `record` writes the
+verdicts of a finished run's studies, judged by the claims of the code that records them
+(`studies.report.tables.claims_table`: status, values compared, k, familywise error,
+detectable, resolution, the worst value, the reason), into a reference directory,
+``reports/reference/`` by default, one ``<study>.claims.csv`` per study with a
 ``<study>.json`` beside it: the run's grid, seed, study version, commit (and whether the tree
-was clean), start, end and wall time, and the machine. Studies judged at different times
+was clean), start, end and wall time, and the machine, and the commit whose claims judged it
+(a claim restated after the run is judged on the stored values without running the grid
+again). Studies judged at different times
 (a cheap grid today, a long one on a larger machine tomorrow) accumulate; recording a study
 again replaces its files. ``index.md`` lists every study's verdicts and provenance, and names
 the registered studies not recorded yet.
@@ -15,14 +18,17 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from studies.engine import run_state
+from studies.engine import Verdict, run_state
+from studies.engine.provenance import git_state
 from studies.engine.store import DB_NAME, existing_store
+from studies.report.tables import claims_table
 from studies.suite import study_names
 
 __all__ = ["REFERENCE_COLUMNS", "record"]
@@ -33,16 +39,19 @@ REFERENCE_COLUMNS = ("claim", "status", "kind", "condition", "region", "compared
                      "reason")
 
 
-def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> list[str]:
-    """Record the verdicts of every study of a finished run in the reference directory.
+def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
+           verdicts: Mapping[str, Sequence[Verdict]]) -> list[str]:
+    """Record the verdicts of the studies of a finished run in the reference directory.
 
     Parameters
     ----------
     run_dir : path
-        A finished run directory: its store and the ``<study>.claims.csv`` tables the run
-        wrote.
+        A finished run directory (its store).
     out : path
         The reference directory (created; other studies' files are kept).
+    verdicts : mapping of str to sequence of Verdict
+        Each study's verdicts on the run (`studies.engine.evaluate_claims` on its stored
+        results, at the suite's false-alarm share); the studies recorded.
 
     Returns
     -------
@@ -52,8 +61,8 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> list
     Raises
     ------
     ValueError
-        When ``run_dir`` holds no finished run or a study's claims table is missing; nothing
-        is written then.
+        When ``run_dir`` holds no finished run or a study of ``verdicts`` is not in it;
+        nothing is written then.
     """
     run_path, target = Path(run_dir), Path(out)
     if not (run_path / DB_NAME).is_file():
@@ -67,22 +76,25 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> list
         meta = store.metadata()
     finally:
         store.close()
-    studies = dict(meta["identity"]["studies"])
-    tables = {}
-    for name in studies:
-        path = run_path / f"{name}.claims.csv"
-        if not path.is_file():
-            raise ValueError(f"`run_dir` must hold the claims table of every study; "
-                             f"{path} is missing (write it with study check or study report).")
-        tables[name] = pd.read_csv(path, keep_default_na=False, dtype=str)
+    stored = meta["identity"]["studies"]
+    unknown = sorted(set(verdicts) - set(stored))
+    if unknown:
+        raise ValueError(f"`verdicts` must be of studies of the run ({', '.join(stored)}); "
+                         f"got {unknown}.")
+    judged = git_state()
     target.mkdir(parents=True, exist_ok=True)
-    for name, table in tables.items():
-        table.reindex(columns=[c for c in REFERENCE_COLUMNS if c in table]).to_csv(
+    for name, found in verdicts.items():
+        table = claims_table(name, found)
+        table.reindex(columns=list(REFERENCE_COLUMNS)).to_csv(
             target / f"{name}.claims.csv", index=False)
-        (target / f"{name}.json").write_text(json.dumps(_provenance(meta, name), indent=2)
-                                             + "\n")
+        info = {**_provenance(meta, name), "claims_judged_at": judged["git_commit"],
+                "claims_tree": _TREE[judged["git_dirty"]]}
+        (target / f"{name}.json").write_text(json.dumps(info, indent=2) + "\n")
     _write_index(target)
-    return list(studies)
+    return list(verdicts)
+
+
+_TREE = {True: "uncommitted changes", False: "clean", None: "unknown"}
 
 
 def _provenance(meta: dict[str, Any], name: str) -> dict[str, Any]:
@@ -96,8 +108,7 @@ def _provenance(meta: dict[str, Any], name: str) -> dict[str, Any]:
             "grid": grid if isinstance(grid, str) else "custom",
             "n_replicates": meta.get("grids", {}).get(name, {}).get("n_replicates"),
             "seed": str(meta.get("seed", "")), "commit": meta.get("git_commit"),
-            "tree": {True: "uncommitted changes", False: "clean", None: "unknown"}[
-                meta.get("git_dirty")],
+            "tree": _TREE[meta.get("git_dirty")],
             "started": started, "ended": ended, "wall_seconds_of_the_run": seconds,
             "studies_in_the_run": len(meta["identity"]["studies"]),
             "command": meta.get("command"), "platform": meta.get("platform"),
@@ -121,7 +132,9 @@ def _write_index(target: Path) -> None:
                   f"Seed {info['seed']}, commit {info['commit'] or 'unknown'} "
                   f"({info['tree']}), run {info['started']} to {info['ended']} "
                   f"({info['wall_seconds_of_the_run']} s for {_studies(info)}), "
-                  f"{info['platform']}.", "",
+                  f"{info['platform']}. Claims judged at commit "
+                  f"{info.get('claims_judged_at') or 'unknown'} "
+                  f"({info.get('claims_tree', 'unknown')}).", "",
                   "| claim | status | detectable | resolution | unit | worst or reason |",
                   "| --- | --- | --- | --- | --- | --- |"]
         for row in table.itertuples():

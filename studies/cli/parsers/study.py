@@ -89,11 +89,10 @@ def add_command(commands: Any) -> None:
                           help="the baseline directory (replaced as a whole)")
 
     referencing = actions.add_parser(
-        "reference", help="record the claims verdicts of a finished run (the full grids') for "
-                          "the record")
+        "reference", help="judge a finished run (the full grids') with the current claims and "
+                          "record the verdicts")
     referencing.add_argument("directory", type=Path, metavar="RUN_DIR",
-                             help="a finished run directory (holding run.sqlite and its "
-                                  "claims tables)")
+                             help="a finished run directory (holding run.sqlite)")
     referencing.add_argument("--out", type=output_directory,
                              default=Path("reports") / "reference",
                              help="the reference directory (other studies' verdicts are kept)")
