@@ -21,6 +21,7 @@ from studies.cli.main import main
 from studies.engine import run
 from studies.report.baseline import COLUMNS, MANIFEST, Results, bless, load_results
 from studies.report.compare import IMPROVEMENT, REGRESSION, compare
+from studies.report.digest import job_summary
 from studies.suite import get_study
 from studies.suite.binomial_coverage import wrap_method
 
@@ -90,6 +91,10 @@ def test_a_wilson_half_width_shrunk_by_10_percent_fails_the_gate(baseline, tmp_p
     assert {"coverage", "width"} <= set(changed["measure"])
     assert (changed["change"] == REGRESSION).any()
     assert "wilson" in out and "n=10, p=" in out and "REGRESSION" in out.splitlines()[-1]
+    # the CI job summary shows the gate's verdict and the regressions
+    digest = job_summary({}, grid="quick", seed=SEED, budget=0.01, comparison=comparison)
+    assert f"Regression gate: {comparison.summary()}." in digest
+    assert "| regression | binomial_coverage | wilson |" in digest
 
 
 def test_a_stratified_f1_delta_variance_shrunk_by_10_percent_fails_the_gate(
@@ -246,6 +251,8 @@ def test_a_run_with_a_baseline_shows_the_comparison_in_its_report(baseline, tmp_
     index = (out / "index.html").read_text()
     assert "<h2>Comparison with the baseline</h2>" in index and "compare: no regression" in index
     assert json.loads((out / "report.json").read_text())["comparison"]["status"] == 0
+    digest = (out / "summary.md").read_text()
+    assert "**All " in digest and "Regression gate: compare: no regression" in digest
 
 
 def test_claim_changes_new_claims_and_values_without_an_se():

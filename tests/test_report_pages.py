@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 from pathlib import Path
 
 import pytest
 
 from studies.cli.main import main
-from studies.engine import Grid, evaluate_claims, run
+from studies.engine import Grid, evaluate_claims, results_from_store, run
 from studies.report import write_report
 from studies.report.pages import ademp_sections
 from studies.suite import get_study
@@ -197,6 +198,24 @@ def test_findings_quote_each_claims_value_nearest_its_bound_from_the_run(tmp_pat
             f"most 0.900") in findings
     assert f"wilson at n={furthest}, confidence_level=0.95, coverage {means[furthest]:.3f}" \
         in findings
-    assert findings.count("<li>") == len(BINOMIAL.claims)
+    # then the study's own sentences, also read from the run
+    own = BINOMIAL.findings(results_from_store(tmp_path / "again")[BINOMIAL.name], [])
+    assert own and findings.count("<li>") == len(BINOMIAL.claims) + len(own)
+    for sentence in own:
+        assert html.escape(sentence, quote=False) in findings
     markdown = (tmp_path / "run" / "binomial_coverage.md").read_text()
     assert "## Findings" in markdown and f"coverage {means[furthest]:.3f}" in markdown
+
+
+def test_the_job_summary_lists_the_claims_that_fail(tmp_path):
+    wald = BINOMIAL.claims[1]
+    restated = dataclasses.replace(BINOMIAL, claims=(
+        BINOMIAL.claims[0], dataclasses.replace(wald, name="wald-far-short", margin=-0.5)))
+    _report(restated, tmp_path / "run")
+    digest = (tmp_path / "run" / "summary.md").read_text()
+    assert "**1 of 2 claims judged fail or cannot decide**" in digest
+    assert "1 hold, 0 inconclusive, 1 fail, 0 not run" in digest
+    assert "| binomial_coverage | FAILS | 1 hold, 0 inconclusive, 1 fail, 0 not run |" in digest
+    assert "| binomial_coverage | wald-far-short | FAILS | wald at n=" in digest
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert "summary.md" in report["files"]

@@ -14,6 +14,8 @@ What an auditor reads. `write_report` turns a run directory (its store, its tabl
   their captions, a legend of every column and abbreviation, and the provenance;
 * ``figures/<study>-<k>.svg``: each figure, inlined in the HTML page and linked from the
   Markdown;
+* ``summary.md``: the run in a few lines of Markdown for a CI job's summary
+  (`studies.report.digest`: verdicts, the claims that fail or cannot decide, the gate);
 * ``results.csv``: the tidy table of every cell, method and measure with its MCSE (studies
   stored as packed groups of more than `TIDY_CSV_LIMIT` cells are left out and say so);
 * ``report.json``: the provenance, every verdict, the SHA-256 of every file written
@@ -61,6 +63,7 @@ from studies.engine.findings import claim_finding
 from studies.engine.results import FRAME_COLUMNS
 from studies.engine.store import existing_store
 from studies.report.compare import Comparison
+from studies.report.digest import job_summary
 from studies.report.figures import draw
 from studies.report.tables import claims_table, headline_table
 from studies.report.tables import summaries as study_summaries
@@ -713,6 +716,11 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
            + "\n\n"
            + _md_table(pd.DataFrame({"field": list(prov), "value": list(prov.values())}))
            + "\n", written)
+    _write(target / "summary.md", job_summary(
+        {name: verdicts[name] for name in names if name in verdicts},
+        grid=identity["grid"] if isinstance(identity.get("grid"), str) else "custom",
+        seed=meta.get("seed", ""), budget=SUITE_FALSE_ALARM,
+        state=state.describe(), comparison=comparison), written)
     left_out = _tidy_csv(results, target, written)
     report = {
         "provenance": prov,

@@ -1,0 +1,100 @@
+"""A run in a few lines of Markdown, for a CI job's summary page.
+
+`job_summary` gives what a CI reader needs first: the verdict counts and the suite's
+false-alarm budget, one row per study, every claim that fails or cannot decide with its worst
+value or reason, and, when the run was compared with a baseline, the gate's verdict and its
+regressions. `studies.report.write_report` writes it as ``summary.md`` beside the report
+(GitHub Actions shows it with ``cat summary.md >> "$GITHUB_STEP_SUMMARY"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from studies.engine import FAILS, HOLDS, INCONCLUSIVE, NOT_RUN, Verdict
+from studies.engine.claims import tally
+from studies.report.compare import REGRESSION, Comparison
+
+__all__ = ["REGRESSIONS_SHOWN", "job_summary"]
+
+REGRESSIONS_SHOWN = 20
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _status(verdicts: Sequence[Verdict]) -> str:
+    states = {v.status for v in verdicts}
+    return next((s for s in (FAILS, INCONCLUSIVE, HOLDS) if s in states),
+                NOT_RUN if verdicts else "no claims")
+
+
+def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: object,
+                budget: float, state: str = "complete",
+                comparison: Comparison | None = None) -> str:
+    """The Markdown summary of a run.
+
+    Parameters
+    ----------
+    verdicts : mapping of str to sequence of Verdict
+        Each study's verdicts, in the run's order.
+    grid : str
+        The grid's name.
+    seed : object
+        The run's root seed.
+    budget : float
+        The suite's false-alarm budget per run.
+    state : str
+        The run's state in words (``"complete"`` or why not).
+    comparison : Comparison, optional
+        The run against a baseline.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from studies.engine import Claim
+    >>> claim = Claim("covers", "covers", ("wilson",), "coverage", "at_least", 0.93)
+    >>> text = job_summary({"s": [Verdict(claim, "HOLDS", 4, 3.0, 0.01, pd.DataFrame())]},
+    ...                    grid="quick", seed=7, budget=0.01)
+    >>> print(text.splitlines()[2])
+    **All 1 claims judged hold** on the quick grid, seed 7: 1 hold, 0 inconclusive, 0 fail, 0 not run.
+    """  # noqa: E501
+    found = [v for group in verdicts.values() for v in group]
+    bad = [(name, v) for name, group in verdicts.items() for v in group
+           if v.status in (FAILS, INCONCLUSIVE)]
+    judged = sum(v.status != NOT_RUN for v in found)
+    head = (f"**{len(bad)} of {judged} claims judged fail or cannot decide**" if bad
+            else f"**All {judged} claims judged hold**")
+    lines = ["# evalcert study run", ""]
+    if state != "complete":
+        lines += [f"**This run is {state}.**", ""]
+    lines += [f"{head} on the {grid} grid, seed {seed}: {tally(found)}.", "",
+              f"False alarms: when every claim is true, a run of the whole suite fails on "
+              f"Monte Carlo noise with probability at most about {budget:g}.", "",
+              "| study | verdict | claims |", "| --- | --- | --- |"]
+    lines += [f"| {_cell(name)} | {_status(group)} | {tally(group)} |"
+              for name, group in verdicts.items()]
+    if bad:
+        lines += ["", "| study | claim | status | worst value or reason |",
+                  "| --- | --- | --- | --- |"]
+        lines += [f"| {_cell(name)} | {_cell(v.claim.name)} | {v.status} | "
+                  f"{_cell(v.worst() if v.status == FAILS else v.reason)} |" for name, v in bad]
+    if comparison is not None:
+        lines += ["", f"Regression gate: {comparison.summary()}."]
+        regressions = comparison.changes[comparison.changes["change"] == REGRESSION]
+        if len(regressions):
+            shown = regressions.head(REGRESSIONS_SHOWN)
+            columns = [c for c in shown.columns if c not in ("difference", "se")]
+            lines += ["", "| " + " | ".join(columns) + " |",
+                      "| " + " | ".join("---" for _ in columns) + " |"]
+            lines += ["| " + " | ".join(_cell(f"{x:.6g}" if isinstance(x, float) else x)
+                                        for x in row) + " |"
+                      for row in shown[columns].itertuples(index=False)]
+            if len(regressions) > len(shown):
+                lines.append(f"\n... and {len(regressions) - len(shown)} more (report.json "
+                             f"lists all).")
+        claims = comparison.claims[comparison.claims["change"] == REGRESSION]
+        lines += [f"- claim {_cell(r.study)} {_cell(r.claim)}: {r.baseline} -> {r.current}"
+                  for r in claims.itertuples()]
+    return "\n".join(lines) + "\n"
