@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from estimators import StratifiedEstimate
-from studies.engine import FAILS, HOLDS, evaluate_claims, run
+from studies.engine import FAILS, HOLDS, StudyResult, evaluate_claims, run
 from studies.engine.assertions import assert_coverage, assert_measure
 from studies.engine.design import Grid, Study
+from studies.engine.findings import estimate, versus_paper
 from studies.engine.performance import Estimates
 from studies.suite import stratified_vs_pooled as svp
 
@@ -35,7 +36,8 @@ def _only(*names: str, **extra) -> Study:
 @pytest.fixture(scope="module")
 def two_cells():
     methods = ("pooled", "srs", "trec5", "proportional", "neyman", "jeffreys",
-               "mover-wilson", "gap-neyman-proportional", "gap-proportional-srs")
+               "mover-wilson", "gap-neyman-proportional", "gap-proportional-srs",
+               "ratio-neyman-proportional")
     # 9,000 replicates: the coverage claim's mean of one cell pair detects 2 points (2,000 do not)
     return run([_only(*methods)], grid=dataclasses.replace(CELLS, n_replicates=9_000), rng=11,
                workers=1)[NAME]
@@ -111,8 +113,8 @@ def test_exact_variances_order_neyman_proportional_srs_for_the_union(relevant):
 
 
 def test_the_variance_orderings_hold_on_average_and_fail_where_the_claims_say():
-    # Every full-grid cell, exactly: the counts the claims' statements give, and the run
-    # means the claims judge (the ratio helpers carry the same ratios).
+    # Every full-grid cell, exactly: the cells where each ordering fails (the findings count
+    # them), and the run means the claims judge (the ratio helpers carry the same ratios).
     cells = pd.DataFrame(STUDY.grids["full"].cells())
     ratios = pd.DataFrame([{
         "neyman": svp.variance_ratio("neyman", "proportional", c),
@@ -174,6 +176,27 @@ def test_claims_that_hold_in_these_cells(two_cells):
     for name in ("pooled-never-above-truth", "stratified-and-srs-unbiased",
                  "normal-interval-undercovers-when-rare"):
         assert status[name] == HOLDS, name
+
+
+def test_the_findings_read_their_numbers_from_the_run(two_cells):
+    sentences = STUDY.findings(two_cells, svp.summary_table(two_cells))
+    # Table 2's total of equal pairs: the mean of the evaluations beside the paper's 1155
+    equal = [svp.table2(f).loc["equal", ("count", "total")] for f in svp._evaluations()]
+    assert versus_paper(np.mean(equal), np.std(equal, ddof=1) / math.sqrt(len(equal)), 1155,
+                        digits=1) in sentences[0]
+    # the variance orderings, counted from the cells' exact variances
+    above = sum(svp.variance_ratio("neyman", "proportional", c.params) > 1 + 1e-6
+                for c in two_cells.cells)
+    (variance,) = [s for s in sentences if s.startswith("Neyman allocation's")]
+    assert f"above 1 in {above} of 2 cells" in variance
+    (rare,) = [r for r in two_cells.rows("coverage", method="jeffreys")
+               if r["params"]["relevant"] == 40]
+    (coverage,) = [s for s in sentences if s.startswith("Where relevant documents are rare")]
+    assert f"jeffreys {estimate(rare['value'], rare['mcse'])}" in coverage
+    # another run's numbers, another sentence: without the rare cell, no coverage sentence
+    common = StudyResult(NAME, tuple(c for c in two_cells.cells if c.params["relevant"] == 300))
+    assert not any(s.startswith("Where relevant documents are rare")
+                   for s in STUDY.findings(common, svp.summary_table(common)))
 
 
 # ------------------------------------------------ deliberately broken methods must fail

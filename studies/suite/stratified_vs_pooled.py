@@ -91,40 +91,6 @@ Performance measures
     (`design_effects`: the allocation's stratified variance over the SRS variance at the same
     sample size, Cochran 1977 eq. 5.30 and 3.6).
 
-Findings
-    Full grid (seed 20190) and the summary's 10 simulated evaluations (fixed seeds). Table 2,
-    ours (mean over evaluations) against the paper, totals: below 55.7 / 62, inside below 148.9
-    / 122, equal 1135.5 / 1155 (77.2% / 78.6%), inside above 91.6 / 83, above 38.3 / 48 (24.8 /
-    32 of them degenerate); we also see 10.7 degenerate intervals below the pooled estimate (the
-    paper 0): sampled strata all relevant. Table 3 (all runs): submitted 9.8 / 10, relevant in
-    the set 2.6 / 2, in the pool 49.9 / 42; the tails, not targeted: below 403 / 562, 231 /
-    282.5, 524 / 808; above 417 / 256, 7.4 / 6.5, 14.3 / 20. Rankings: Spearman between the
-    pooled and stratified mean-rank orderings 0.975-0.980 (paper 0.979-0.997); the stratified
-    ordering agrees better with the true one (0.989-0.990) than the pooled (0.971-0.989), and
-    the best system of a topic changes between the two estimators on 9-11% of topics. The pooled
-    estimate misses 36-45% of the relevant documents of the sets on topics with 501 or more
-    (mean error -139 to -576), 1-3% on topics with at most 20. Claims: the pooled estimate is
-    never above the truth, every stratified and SRS estimator is unbiased (HOLD). The variance
-    orderings hold on average over each run's cells, not in every cell (exact variances): Neyman
-    allocation (optimal for the union of a system's sets, run 3) has 22-35% less variance than
-    proportional on average by run, but more in 24 of 396 cells (14 in run 1, 9 in run 2, 1 in
-    run 3; up to 2.9 times), where the union's optimum starves the strata of the smaller sets;
-    proportional allocation's variance is 0-5% below an equal-size SRS's on average, but above
-    it in 53 of the 264 cells of runs 2 and 3 (median excess 0.7%, at most 33%), where the
-    2-judgment minimum per stratum and integer allocations depart from proportionality (the
-    largest: the relevant documents of a topic with 10 sit in a stratum of 6 that its 2
-    judgments sample in part). In the rare cells (topics with at most 80 relevant, sets of 250
-    or more: 162 cells) the normal interval covers 0.663 on average (0.033-1.0 by cell);
-    Jeffreys 0.953 (min 0.572), MOVER-Wilson 0.954 (min 0.844) and Korn-Graubard 0.970 (min
-    0.641): on average they repair it, by about 29 points, but no method covers within 5 points
-    of 95% in every cell: finding 1 of a set's 2 relevant documents lifts the Jeffreys and
-    MOVER-Wilson bounds above the truth, and Korn-Graubard falls to 0.64-0.76 where some strata
-    show no relevant document. (Before the Jeffreys interval took Brown, Cai & DasGupta's
-    boundary rule, a set of 4,000 holding 2 relevant whose sample found none was never covered:
-    coverage 0.) TREC-5's equal allocation has a design effect above 1 in 78 of the 252 cells
-    where it is defined (31%; 45 of 93 in run 2, 33 of 96 in run 3, never in run 1; up to 1.88;
-    median 0.99 in run 2, 0.93 in run 3), proportional 0.98 and Neyman 0.77-0.86 (medians).
-
 Policies
     An empty set has utility 0, estimated exactly (estimate 0, SE 0, interval [0, 0]).
     Utility estimates and bounds are rounded to 1e-6 (`DIGITS`), so that a set judged in full
@@ -158,7 +124,9 @@ from estimators import StratifiedEstimate, allocate, pooled_estimate, stratified
 from studies.engine import StudyResult
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
+from studies.engine.findings import REPRODUCED_WITHIN, estimate, extreme, versus_paper
 from studies.engine.performance import Estimates
+from studies.engine.regions import region_mask
 
 __all__ = ["CATEGORIES", "CLAIMS", "FIGURES", "METHODS", "PAPER_TABLE1", "PAPER_TABLE2",
            "PAPER_TABLE3", "STUDY", "Configuration", "Draws", "Simulator",
@@ -1079,16 +1047,16 @@ CLAIMS = (
           "Neyman allocation (oracle priors, computed for the union of the nested sets) has "
           "at least 10% less variance than proportional allocation with the same 100 "
           "judgments, on average over the cells of each run (exact variances, Cochran 1977, "
-          "section 5.5). Not in every cell: in 24 of the full grid's 396 it has more (up to "
-          "2.9 times), 14 of them in run 1, whose strata the union's optimum starves.",
+          "section 5.5). Not in every cell: where the union's optimum starves the strata of a "
+          "smaller set it has more (the findings count those cells).",
           ("ratio-neyman-proportional",), "bias", "at_most", target=0.0, margin=-0.1,
           resolution=0.02,
           mean_over=("relevant", "submitted", "separation")),
     Claim("proportional-variance-at-most-srs-on-average",
           "Proportional allocation's variance is at most that of an SRS of the same size on "
           "average over the cells of each run (exact variances, Cochran 1977, section 5.6). "
-          "Not in every cell: with the 2-judgment minimum per stratum and integer "
-          "allocations it is larger in 53 of 396 (by 0.7% in the median, at most 33%).",
+          "Not in every cell: the 2-judgment minimum per stratum and integer allocations make "
+          "it larger in some (the findings count them).",
           ("ratio-proportional-srs",), "bias", "at_most", target=0.0, margin=_ROUNDING,
           resolution=0.02,
           mean_over=("relevant", "submitted", "separation")),
@@ -1100,7 +1068,8 @@ CLAIMS = (
           where=_RARE, mean_over=_EVERY_CELL),
     Claim("non-degenerate-intervals-repair-it-on-average",
           "There the Jeffreys, MOVER-Wilson and Korn-Graubard intervals cover within 1 point "
-          "of 95% or more on average over the same cells (not in every cell: see Findings).",
+          "of 95% or more on average over the same cells (not in every cell: see the "
+          "findings).",
           ("jeffreys", "mover-wilson", "korn-graubard"), "coverage", "at_least",
           target="confidence_level", margin=0.01, where=_RARE, mean_over=_EVERY_CELL),
 )
@@ -1109,42 +1078,36 @@ _SHOWN = "submitted == 1000 and separation == 2.0"
 
 FIGURES = (
     Figure("measure_by",
-           "Coverage against the topic's number of relevant documents (the system's run-3 set "
-           "holds 1000 documents): the paper's normal interval (trec5) falls to 0.14-0.71 on "
-           "topics with 2-10 relevant documents in runs 2 and 3 (0.59-0.80 at 20; the SRS normal"
-           " interval to 0.13-0.67), where the sample often finds none of the few in the set and"
-           " the interval collapses to a point, and to 0.65-0.67 in run 1 at 2,500, where every "
-           "sampled document is relevant. Jeffreys and MOVER-Wilson stay within about 3 points "
-           "of 95% except in run 3 with 2-5 relevant (0.80-0.86: finding one of the set's few "
-           "lifts their lower bound above the truth); Korn-Graubard drops to 0.69-0.70 at 40.",
+           "Coverage of the 95% intervals against the topic's number of relevant documents, "
+           "one panel per run (the system's run-3 set holds 1000 documents): the paper's "
+           "normal interval (trec5), the SRS normal interval and the non-degenerate intervals "
+           "(Jeffreys, MOVER-Wilson, Korn-Graubard); the dashed line is 95%. A normal interval "
+           "falls where its sample finds none (or only) relevant documents and collapses to a "
+           "point.",
            where=_SHOWN,
            options={"measure": "coverage", "x": "relevant", "panel_by": "run",
                     "reference": 0.95, "log_x": True,
                     "methods": ("trec5", "srs", "jeffreys", "mover-wilson", "korn-graubard")}),
     Figure("measure_by",
            "Table 2 by topic size: the share of replicates whose pooled estimate lies below, "
-           "inside or above the stratified 95% interval, or equals the estimate; 'above' (and "
-           "above a degenerate interval) on rare topics, 'below' on topics with many relevant "
-           "documents. The paper's counts beside ours are in the summary table.",
+           "inside (below or above the estimate) or above the stratified 95% interval, or "
+           "equals the estimate, and the share above a zero-width interval, one panel per run. "
+           "The paper's counts beside ours are in the summary table.",
            where=_SHOWN,
            options={"measure": "rejection", "x": "relevant", "panel_by": "run",
                     "methods": tuple(f"table2-{c}" for c in (*CATEGORIES, "above-degenerate")),
                     "title": "stratified_vs_pooled: Table 2 rows (share of replicates) "
                              f"against relevant, by run ({_SHOWN})"}),
     Figure("summary_bars",
-           "Table 2 of the paper beside ours: of the 490 topic-system pairs of each run, how "
-           "many have a pooled estimate below the stratified 95% interval, inside it below the "
-           "stratified estimate, equal to it, inside it above, or above it (ours: the mean of "
-           "10 simulated TREC-5 evaluations, +-1 sd; log scale). Equal dominates both (1135.5 "
-           "of 1470 pairs ours, 1155 the paper's), and every total of ours is within 1.5 sd of "
-           "the paper's (below 55.7 / 62, inside below 148.9 / 122, inside above 91.6 / 83, "
-           "above 38.3 / 48). By run the tails drift further: the paper has more pairs above "
-           "the interval in run 2 (24 against our 13.0 +- 4.3) and fewer inside it below in "
-           "run 3 (56 against 76.0 +- 11.9).",
+           f"Table 2 of the paper beside ours: of the 490 topic-system pairs of each run, how "
+           f"many have a pooled estimate below the stratified 95% interval, inside it below the "
+           f"stratified estimate, equal to it, inside it above, or above it (ours: the mean of "
+           f"{N_EVALUATIONS} simulated TREC-5 evaluations, +-1 sd; log scale). The findings "
+           f"put each of the paper's totals beside ours.",
            options={"query": "table == 'table2 count'", "x": "row", "bars": ("ours", "paper"),
                     "error": {"ours": "spread"}, "panel_by": "column", "log_y": True,
                     "labels": {"1": "run 1", "2": "run 2", "3": "run 3", "total": "all runs",
-                               "ours": "ours (mean of 10 simulated evaluations)",
+                               "ours": f"ours (mean of {N_EVALUATIONS} simulated evaluations)",
                                "paper": "paper (Lewis 1996, Table 2)", "spread": "1 sd",
                                "row": "pooled estimate against the interval"},
                     "y_label": "topic-system pairs",
@@ -1160,16 +1123,11 @@ FIGURES = (
     Figure("summary_lines",
            "The design effect (an allocation's variance over that of a simple random sample "
            "of the set with as many judgments) of TREC-5's equal shares, proportional and "
-           "(oracle) Neyman allocation, the system's run-3 set holding 1000 documents; below "
-           "the dashed line at 1 stratifying pays. Run 1's set is a single stratum, so every "
-           "allocation is an SRS (1.0). In runs 2 and 3, Neyman allocation is lowest (0.71-0.96 "
-           "on topics with 20 or more relevant documents) and proportional stays near 1 "
-           "(0.86-1.07), while TREC-5's equal shares are often worse than an SRS: in run 2 on "
-           "every topic with 40 or more (1.05-1.39), in run 3 on 5 of the 11 topics (up to "
-           "1.42, at 5 relevant). "
-           "With 2 relevant documents (and 10 in run 2) TREC-5 and Neyman fall to 0.13-0.29. "
-           "The gap in run 2: that set holds none of the 5 relevant documents (no SRS "
-           "variance).",
+           "(oracle) Neyman allocation against the topic's number of relevant documents, one "
+           "panel per run, the system's run-3 set holding 1000 documents; below the dashed "
+           "line at 1 stratifying pays. Run 1's set is a single stratum, so every allocation "
+           "is an SRS there. A gap is a set without SRS variance (no relevant or no "
+           "nonrelevant document in it).",
            options={"split": "row",
                     "query": f"table == 'design effect (exact)' and {_SHOWN}",
                     "x": "relevant", "y": "ours", "hue": "column", "panel_by": "run",
@@ -1180,19 +1138,208 @@ FIGURES = (
                     "title": "stratified_vs_pooled: design effect of each allocation against "
                              f"relevant, by run ({_SHOWN})"}),
     Figure("measure_by",
-           "The pooled estimate's bias grows (downwards) with the number of relevant documents "
-           "(section 9.3's other tail), while the stratified estimate stays on zero.",
+           "Bias of the pooled and the stratified (TREC-5 allocation) estimates against the "
+           "topic's number of relevant documents, one panel per run (section 9.3's other "
+           "tail: the pool misses more of the relevant documents of a topic that has many).",
            where=_SHOWN,
            options={"measure": "bias", "x": "relevant", "panel_by": "run", "reference": 0.0,
                     "methods": ("pooled", "trec5")}),
     Figure("heat_map",
-           "Coverage of the paper's normal interval for run 3 by topic size and set size: at "
-           "most 0.76 wherever a set of 1000 or more meets a topic of at most 40 relevant "
-           "documents; exact (1.0) for sets of 50, which are judged in full.",
+           "Coverage of the paper's normal interval for run 3 by topic size and set size, "
+           "centred on 95%; a system whose sets hold 100 documents or fewer in all is judged "
+           "in full (100 judgments), so its interval is exact.",
            where="run == 3 and separation == 2.0",
            options={"measure": "coverage", "method": "trec5", "rows": "relevant",
                     "columns": "submitted", "center": 0.95}),
 )
+
+
+# ---------------------------------------------------------------------------- findings
+
+
+def _summary_frame(summary: Sequence[Mapping[str, Any]], table: str) -> pd.DataFrame:
+    """One table of `summary_table`'s rows, with the MCSE of ``ours`` (a mean of evaluations)."""
+    frame = pd.DataFrame.from_records(summary)
+    frame = frame[frame["table"] == table]
+    return frame.assign(mcse=frame["spread"] / math.sqrt(N_EVALUATIONS))
+
+
+def _beside(row: pd.Series, *, percent: bool = False, digits: int = 1) -> str:
+    """Ours beside the paper's, with one evaluation's sd: the paper's own scale of variation."""
+    spread = f"{100 * row['spread']:.1f} points" if percent else f"{row['spread']:.{digits}f}"
+    compared = versus_paper(row["ours"], row["mcse"], row["paper"], percent=percent,
+                            digits=digits)
+    return f"{compared} (one evaluation's sd {spread})"
+
+
+def _table2_findings(summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    counts = _summary_frame(summary, "table2 count").set_index(["row", "column"])
+    degenerate = _summary_frame(summary, "table2 degenerate").set_index(["row", "column"])
+    totals = "; ".join(f"{row} {_beside(counts.loc[(row, 'total')])}" for row in CATEGORIES)
+    by_run = counts.drop(index="total", level="column")
+    missed = [f"run {run} {row} {_beside(found)}" for (row, run), found in by_run.iterrows()
+              if not abs(found["ours"] - found["paper"]) <= REPRODUCED_WITHIN * found["mcse"]]
+    return [
+        f"Table 2, all runs, ours the mean of {N_EVALUATIONS} simulated evaluations of "
+        f"{int(counts.xs('total', level='column')['paper'].sum())} topic-system pairs (MCSE "
+        f"its sd over the root of {N_EVALUATIONS}; the paper's counts are one evaluation, whose "
+        f"own spread is about one evaluation's sd): {totals}. Above a zero-width interval: "
+        f"{_beside(degenerate.loc[('above', 'total')])}; below one (sampled strata all "
+        f"relevant): {_beside(degenerate.loc[('below', 'total')])}.",
+        f"By run, {len(missed)} of {len(by_run)} of Table 2's counts are not reproduced"
+        + (f": {'; '.join(missed)}." if missed else "."),
+    ]
+
+
+def _table3_findings(summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    medians = _summary_frame(summary, "table3 medians").set_index(["row", "column"])
+    names = {"submitted": "submitted set", "relevant_in_set": "relevant in the set by pooling",
+             "relevant_in_pool": "relevant in the pool"}
+
+    def row(name: str) -> str:
+        return "; ".join(f"{label} {_beside(medians.loc[(name, column)])}"
+                         for column, label in names.items())
+
+    return [
+        f"Table 3's medians over all pairs (the simulator's calibration targets): {row('all')}; "
+        f"the share of pooled = stratified "
+        f"{_beside(medians.loc[('all', 'equal_share')], percent=True)}.",
+        f"Table 3's tails, not targeted by the calibration: pairs whose pooled estimate lies "
+        f"below the interval: {row('below')}; above it: {row('above')}.",
+    ]
+
+
+def _rank_findings(summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    agreement = _summary_frame(summary, "table1 agreement")
+    spearman = agreement[agreement["column"] == "spearman"].set_index("row")
+    changes = agreement[agreement["column"] == "topic_top_changes"].set_index("row")
+    paired = [f"run {run} {_beside(spearman.loc[f'run {run} pooled vs stratified'], digits=3)}"
+              for run in RUNS]
+
+    def span(frame: pd.DataFrame, pair: str, percent: bool = False) -> str:
+        values = frame.loc[[f"run {run} {pair}" for run in RUNS], "ours"]
+        scale, unit = (100, "%") if percent else (1, "")
+        digits = 1 if percent else 3
+        low, high = scale * values.min(), scale * values.max()
+        return f"{low:.{digits}f}{unit} to {high:.{digits}f}{unit}"
+
+    return [
+        f"Table 1: Spearman's correlation between the pooled and the stratified mean-rank "
+        f"orderings of the systems: {'; '.join(paired)}.",
+        f"Against the true utilities (unknown in TREC-5), the stratified ordering's Spearman "
+        f"correlation is {span(spearman, 'stratified vs truth')} by run and the pooled "
+        f"ordering's {span(spearman, 'pooled vs truth')}; the best system of a topic differs "
+        f"between the pooled and the stratified estimates on "
+        f"{span(changes, 'pooled vs stratified', percent=True)} of topics.",
+    ]
+
+
+def _pooled_findings(summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    bias = _summary_frame(summary, "pooled bias by topic relevant")
+    parts = []
+    for band in bias["row"].unique():
+        if band == "0":
+            continue
+        rows = bias[bias["row"] == band]
+        missed = rows[rows["column"].str.endswith("share of relevant unjudged")]["ours"]
+        error = rows[rows["column"].str.endswith("mean error")]["ours"]
+        parts.append(f"{100 * missed.min():.1f}% to {100 * missed.max():.1f}% on topics with "
+                     f"{band} relevant (mean error {error.max():.3g} to {error.min():.3g} in "
+                     f"utility)")
+    return [f"Section 9.3's other tail: by run, the pooled estimate counts as nonrelevant "
+            f"this share of the relevant documents of the submitted sets (they lie outside the "
+            f"pool): {'; '.join(parts)}."]
+
+
+def _by_run(flags: pd.Series, runs: pd.Series) -> str:
+    """``"2 of 12 in run 1, ..."``: how many cells of each run of the grid are flagged."""
+    return ", ".join(f"{int(flags[runs == run].sum())} of {int((runs == run).sum())} in run {run}"
+                     for run in sorted(runs.unique()))
+
+
+def _values(result: StudyResult, methods: Sequence[str], measure: str) -> pd.DataFrame:
+    """The run's tidy rows of ``measure`` for ``methods`` (none: an empty frame)."""
+    parts = list(result.frames(methods=methods, measures=[measure]))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["position", "method", "value", "mcse", *STUDY.grids["full"].parameters])
+
+
+def _variance_findings(result: StudyResult) -> list[str]:
+    frame = _values(result, ["ratio-neyman-proportional", "ratio-proportional-srs"], "bias")
+    sentences = []
+    for method, first, second, why in (
+            ("ratio-neyman-proportional", "Neyman allocation", "proportional allocation",
+             "where the union's optimum starves the strata of a smaller set"),
+            ("ratio-proportional-srs", "Proportional allocation", "an equal-size SRS",
+             "where the 2-judgment minimum per stratum and integer allocations depart from "
+             "proportionality")):
+        rows = frame[frame["method"] == method]
+        if rows.empty:
+            continue
+        ratio = rows["value"] + 1.0  # the helper's bias is the exact variance ratio less 1
+        above = ratio > 1.0 + _ROUNDING
+        means = ratio.groupby(rows["run"]).mean()
+        sentences.append(
+            f"{first}'s variance over {second}'s (exact) averages "
+            f"{', '.join(f'{mean:.3f} in run {run}' for run, mean in means.items())}; it is "
+            f"above 1 in {int(above.sum())} of {len(rows)} cells ({_by_run(above, rows['run'])};"
+            f" the largest ratio {ratio.max():.4f}), {why}.")
+    return sentences
+
+
+def _coverage_findings(result: StudyResult) -> list[str]:
+    methods = ("trec5", "jeffreys", "mover-wilson", "korn-graubard")
+    frame = _values(result, methods, "coverage")
+    rare = frame[region_mask(frame[["relevant", "submitted"]], _RARE)]
+    if rare.empty:
+        return []
+    parts = []
+    for method in methods:
+        rows = rare[rare["method"] == method]
+        if rows.empty:
+            continue
+        mean = estimate(float(rows["value"].mean()),
+                        float(np.sqrt((rows["mcse"] ** 2).sum()) / len(rows)))
+        lowest = extreme(result, method, "coverage", where=_RARE)
+        parts.append(f"{method} {mean}, lowest {lowest}")
+    return [
+        f"Where relevant documents are rare ({_RARE}: {rare['position'].nunique()} cells), mean "
+        f"coverage of the 95% intervals: {'; '.join(parts)}. Where a set holds few relevant "
+        f"documents, finding one of them lifts the Jeffreys and MOVER-Wilson lower bounds above "
+        f"the truth; Korn-Graubard falls where some strata show no relevant document."]
+
+
+def _design_findings(summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    exact = _summary_frame(summary, "design effect (exact)")
+    exact = exact.assign(run=exact["row"].str.extract(r"run=(\d)", expand=False).astype(int))
+    defined = exact[exact["ours"].notna()]
+    trec5 = defined[defined["column"] == "trec5"]
+    if trec5.empty:
+        return []
+    worse = trec5["ours"] > 1.0
+    medians = defined.groupby(["column", "run"])["ours"].median()
+    shown = "; ".join(
+        f"{method} " + ", ".join(f"{value:.2f} in run {run}"
+                                 for run, value in medians[method].items())
+        for method in ("trec5", "proportional", "neyman"))
+    return [
+        f"TREC-5's equal allocation has a design effect above 1 (worse than an SRS of the same "
+        f"size) in {int(worse.sum())} of the {len(trec5)} cells where it is defined "
+        f"({_by_run(worse, trec5['run'])}; at most {trec5['ours'].max():.2f}). Median design "
+        f"effects: {shown}."]
+
+
+def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Tables 1-3 beside the paper's, the pooled bias, variances, coverage and design effects.
+
+    Read from the run (``result``) and from `summary_table` (``summary``): the paper's
+    numbers beside ours, with their difference in MCSE units (`versus_paper`).
+    """
+    return [*_table2_findings(summary), *_table3_findings(summary),
+            *_rank_findings(summary), *_pooled_findings(summary),
+            *_variance_findings(result), *_coverage_findings(result),
+            *_design_findings(summary)]
+
 
 STUDY = Study(
     name="stratified_vs_pooled",
@@ -1214,4 +1361,5 @@ STUDY = Study(
     claims=CLAIMS,
     figures=FIGURES,
     summary=summary_table,
+    findings=findings,
 )
