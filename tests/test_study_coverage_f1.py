@@ -261,3 +261,62 @@ def test_clopper_pearson_intervals_never_cover_below_nominal_and_cost_width(both
             assert row["min_coverage"] >= 0.95 - 1e-9 and row["share_under"] == 0
             delta = table[design, method.replace(name, "delta")]
             assert row["mean_width"] > delta["mean_width"]
+
+
+def _at_level(method, level: float):
+    """``method`` computed at ``level`` and presented as the cell's confidence level."""
+    return lambda data, params: method(data, {**params, "confidence_level": level})
+
+
+# Monte Carlo claim -> the methods broken for it: each replaced by an interval that covers less
+BROKEN_FOR = {
+    "clopper-pearson-nominal-on-average": {
+        name: _at_level(EXACT_STUDY.methods[name], 0.85)
+        for name in ("jaccard-clopper-pearson", "jaccard-clopper-pearson-losci")},
+    # delta's interval in the conservative one's place: it covers about nominally
+    "segments-clopper-pearson-conservative": {
+        "segments-clopper-pearson": EXACT_STUDY.methods["delta"],
+        "segments-clopper-pearson-losci": EXACT_STUDY.methods["delta-losci"]},
+    "logit-delta-near-nominal-on-average-with-many-relevant": {
+        name: _at_level(EXACT_STUDY.methods[name], 0.85)
+        for name in ("logit-delta", "logit-delta-losci")},
+}
+
+
+@pytest.fixture(scope="module")
+def many_relevant():
+    # n x prevalence >= 50 in every cell, both designs, exact: the Monte Carlo claims' means
+    # are exact here, so a claim holds or fails without Monte Carlo noise
+    grid = Grid({"design": ["srs", "stratified"], "prevalence": [0.15, 0.5], "f1": [0.5, 0.9],
+                 "n": [400], "confidence_level": [0.95]}, n_replicates=2)
+    return grid, run([EXACT_STUDY], grid=grid, rng=0, workers=1)["coverage_f1_exact"]
+
+
+@pytest.mark.parametrize("name", list(BROKEN_FOR))
+def test_each_monte_carlo_claim_holds_exactly_and_fails_on_a_broken_method(name,
+                                                                            many_relevant):
+    assert {c.name for c in STUDY.claims} == set(BROKEN_FOR)
+    claim = next(c for c in STUDY.claims if c.name == name)
+    grid, good = many_relevant
+    assert evaluate_claims([claim], good)[0].status == HOLDS
+    broken = dataclasses.replace(EXACT_STUDY, methods={**EXACT_STUDY.methods,
+                                                       **BROKEN_FOR[name]})
+    found = evaluate_claims([claim], run([broken], grid=grid, rng=0, workers=1)[
+        "coverage_f1_exact"])[0]
+    assert found.status == FAILS and set(found.failures["method"]) <= set(BROKEN_FOR[name])
+
+
+def test_the_findings_read_their_numbers_from_the_run(both_designs):
+    rows = summary_table(both_designs)
+    sentences = STUDY.findings(both_designs, rows)
+    srs = next(r for r in rows if r["design"] == "srs"
+               and r["method"] == "jaccard-clopper-pearson-losci")
+    guaranteed = next(s for s in sentences
+                      if s.startswith("**Simple random sampling**: the guaranteed"))
+    assert f"jaccard-clopper-pearson-losci {srs['mean_coverage']:.3f} (exact) on average, " \
+           f"{srs['min_coverage']:.3f} (exact)" in guaranteed
+    # another run, other numbers: a cheaper grid's sentences differ
+    grid = Grid({"design": ["srs"], "prevalence": [0.5], "f1": [0.7], "n": [50],
+                 "confidence_level": [0.95]}, n_replicates=2)
+    other = run([EXACT_STUDY], grid=grid, rng=0, workers=1)["coverage_f1_exact"]
+    assert STUDY.findings(other, summary_table(other))[0] != sentences[0]

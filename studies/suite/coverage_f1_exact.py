@@ -8,27 +8,14 @@ Aims
     is guaranteed, indeed never cover below nominal, and how much wider are they? Which
     interval should certify?
 
-    **Recommendation** (full grid, 95%). Certify with the Clopper-Pearson-based LOSCI of the
-    design: ``jaccard-clopper-pearson-losci`` under simple random sampling and
+    **Recommendation.** Certify with the Clopper-Pearson-based LOSCI of the design:
+    ``jaccard-clopper-pearson-losci`` under simple random sampling and
     ``segments-clopper-pearson-losci`` under stratified sampling. Their coverage is
-    guaranteed for every population and ``n``, and they were never below nominal in any cell
-    (lowest 0.9538 and 0.9899), while the delta LOSCI falls to 0.14 (SRS) and 0.16
-    (stratified) with few relevant documents expected and still to 0.88 and 0.85 with
-    ``n x prevalence >= 50``. Their price is width. Under SRS it is small once relevant
-    documents are plentiful: with ``n x prevalence >= 50`` the lower bound sits on average
-    0.007 below delta's (mean LOSCI width 0.368 against 0.361), 0.055 below over the whole
-    grid. Under stratified sampling the Bonferroni combination of the two segments is
-    conservative (coverage 0.990-1.000): the lower bound sits 0.041 below delta's with
-    ``n x prevalence >= 50`` (0.398 against 0.358), 0.129 below over the grid, so the
-    guaranteed stratified interval is wider than the guaranteed SRS one although the
-    stratified delta interval is narrower. ``dirichlet-posterior-losci`` also stayed at or
-    above nominal here (lowest 0.9506) and is a little narrower than the Jaccard
-    Clopper-Pearson LOSCI (0.005 below delta's with ``n x prevalence >= 50``), but nothing
-    guarantees it beyond this grid. Where no guarantee is needed and ``n x prevalence >=
-    50``, the logit-delta LOSCI covers within a point of nominal (lowest 0.9457 under SRS,
-    0.9409 stratified) at about delta's width. The Wilson and Jeffreys Jaccard intervals
-    cover within 1 point of nominal on average (0.9515-0.9571) but dip to 0.913-0.932 in
-    some cells: good estimates, not certificates.
+    guaranteed for every population and ``n``; their price is width, which the report's
+    findings (`studies.suite.coverage_f1.findings`, read from the run) give against the delta
+    LOSCI where many relevant documents are expected, beside the lowest coverage of each
+    interval. The Wilson and Jeffreys Jaccard intervals and ``dirichlet-posterior`` have no
+    guarantee: where they cover nominally here, nothing extends it beyond this grid.
 Data-generating mechanisms
     As in `studies.suite.coverage_f1` (both designs; prevalence 3%-50%, F1 0.3-0.95, ``n``
     50-1,000; quick: 54 cells; full: 432 cells), but every possible test sample is enumerated
@@ -64,7 +51,6 @@ Morris, T. P., White, I. R. & Crowther, M. J. (2019). *Statistics in Medicine* 3
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -75,12 +61,15 @@ from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.suite.coverage_f1 import (
     CLAIMS,
+    CLOPPER_PEARSON,
     DETERMINISTIC,
+    MANY_RELEVANT,
     MEASURES,
     allocation,
     applies,
     cell_proportions,
     coverage_by_n,
+    findings,
     generate,
     methods,
     summary_table,
@@ -88,7 +77,7 @@ from studies.suite.coverage_f1 import (
     wrap_method,
 )
 
-__all__ = ["STUDY", "enumerate_outcomes"]
+__all__ = ["CELLWISE_CLAIMS", "EXACT_CLAIMS", "STUDY", "enumerate_outcomes"]
 
 IntArray = NDArray[np.int64]
 
@@ -146,9 +135,26 @@ def _log_binomial(k: IntArray, n: int, p: NDArray[np.float64]) -> NDArray[np.flo
     return found
 
 
-# The Monte Carlo study's claims, judged here on every grid: exact values always decide them.
+# Exact values decide a claim about every cell, which the Monte Carlo study can judge only on
+# average over the populations (`coverage_f1.CLAIMS`).
+CELLWISE_CLAIMS = (
+    Claim("logit-delta-nominal-with-many-relevant",
+          "With at least 50 expected relevant documents, the logit-delta intervals (two-sided "
+          "and LOSCI) cover at least 94% in every cell.",
+          ("logit-delta", "logit-delta-losci"), "coverage", "at_least", target="confidence_level",
+          margin=0.01, where=MANY_RELEVANT),
+    Claim("clopper-pearson-never-below-nominal",
+          "The Clopper-Pearson-based intervals, jaccard-clopper-pearson under simple random "
+          "sampling and segments-clopper-pearson under stratified sampling, cover at least the "
+          "nominal level in every cell, two-sided and LOSCI (their coverage is guaranteed for "
+          "every population and n).",
+          tuple(f"{m}{side}" for m in CLOPPER_PEARSON for side in ("", "-losci")), "coverage",
+          "at_least", target="confidence_level"),
+)
+
 EXACT_CLAIMS = (
-    *(dataclasses.replace(claim, grids=()) for claim in CLAIMS),
+    *CELLWISE_CLAIMS,
+    *(claim for claim in CLAIMS if claim.name == "segments-clopper-pearson-conservative"),
     Claim("wilson-jeffreys-mean-near-nominal",
           "Averaged over the grid (prevalence, F1 and n) under simple random sampling, the "
           "jaccard-wilson and jaccard-jeffreys intervals, two-sided and LOSCI, cover within 1 "
@@ -176,43 +182,27 @@ def _losci_width(caption: str, design: str, names: tuple[str, ...]) -> Figure:
 
 FIGURES = (
     coverage_by_n(
-        "Exact two-sided coverage under simple random sampling, F1 = 0.7: with fewer than 5 "
-        "relevant documents expected (n x prevalence) delta and logit-delta cover far below "
-        "95% (0.39 at 3% and n = 50), while jaccard-clopper-pearson never falls below the "
-        "dashed line and the Wilson, Jeffreys and Dirichlet intervals stay within 1.5 points "
-        "of it; from about 10 expected on, every interval but delta is within half a point "
-        "of 95% or above it, and delta below it.", "srs", _SRS),
+        "Exact two-sided coverage under simple random sampling, F1 = 0.7, against n, a panel "
+        "per prevalence: delta, logit-delta, jaccard-clopper-pearson (guaranteed), "
+        "jaccard-wilson, jaccard-jeffreys and dirichlet-posterior. The dashed line is the "
+        "nominal 95%.", "srs", _SRS),
     coverage_by_n(
-        "Exact coverage of the LOSCIs under simple random sampling, F1 = 0.7: "
-        "jaccard-clopper-pearson's, the recommended certification interval, never falls "
-        "below the dashed 95% line (0.954-0.998), nor here does dirichlet-posterior's, while "
-        "delta's covers 0.59 at 3% and n = 50 and stays below the line everywhere, "
-        "logit-delta's 0.39 there, and the Jeffreys and Wilson LOSCIs dip to 0.935 and 0.944 "
-        "before settling at 0.950.", "srs", _losci(_SRS)),
+        "The same for the LOSCIs: jaccard-clopper-pearson's is the recommended certification "
+        "interval under simple random sampling.", "srs", _losci(_SRS)),
     coverage_by_n(
-        "Exact coverage under stratified sampling, F1 = 0.7, two-sided and LOSCI: "
-        "segments-clopper-pearson covers 0.997-1.000 everywhere, far above the dashed 95% "
-        "line (the Bonferroni bound over the two segments is conservative); delta and "
-        "logit-delta cover 0.59-0.69 at 3% and n = 50, and from about 10 relevant documents "
-        "expected on logit-delta stays within about half a point of the line or above it while "
-        "delta falls up to about 6 points short.", "stratified",
-        (*_STRATIFIED, *_losci(_STRATIFIED))),
+        "Exact coverage under stratified sampling, F1 = 0.7, two-sided and LOSCI: delta, "
+        "logit-delta and segments-clopper-pearson (guaranteed; a Bonferroni bound over the "
+        "two segments).", "stratified", (*_STRATIFIED, *_losci(_STRATIFIED))),
     _losci_width(
         "The price of the guarantee under simple random sampling, F1 = 0.7: the mean width "
-        "of each LOSCI (1 minus its mean lower bound). jaccard-clopper-pearson's lower bound "
-        "sits 0.19-0.38 below delta's with fewer than 5 relevant documents expected (where "
-        "delta's covers 0.59-0.79), 0.02-0.11 below with 5-50, and at most 0.013 below from "
-        "50 on.", "srs", ("delta", "logit-delta", "jaccard-clopper-pearson",
-                           "dirichlet-posterior")),
+        "of each LOSCI (1 minus its mean lower bound) against n, a panel per prevalence.",
+        "srs", ("delta", "logit-delta", "jaccard-clopper-pearson", "dirichlet-posterior")),
     _losci_width(
-        "The price of the guarantee under stratified sampling, F1 = 0.7: "
-        "segments-clopper-pearson's lower bound sits 0.085-0.385 below delta's with fewer than "
-        "50 relevant documents expected and still 0.017-0.076 below from 50 on, far more than "
-        "under simple random sampling.", "stratified", _STRATIFIED),
+        "The same under stratified sampling: delta, logit-delta and segments-clopper-pearson.",
+        "stratified", _STRATIFIED),
     Figure("heat_map",
            "The logit-delta LOSCI's exact coverage under simple random sampling, averaged over "
-           "F1 (white is the nominal 95%, red below it): the red corner is where few relevant "
-           "documents are expected (small n and prevalence).",
+           "F1, by prevalence (rows) and n (columns): white is the nominal 95%, red below it.",
            where="design == 'srs'",
            options={"measure": "coverage", "method": "logit-delta-losci", "rows": "prevalence",
                     "columns": "n", "center": 0.95}),
@@ -244,4 +234,5 @@ STUDY = Study(
     summary=summary_table,
     claims=EXACT_CLAIMS,
     figures=FIGURES,
+    findings=findings,
 )
