@@ -127,7 +127,7 @@ def test_sample_sources_shift_the_samples_f1_as_declared():
     assert optimistic[0] > unbiased[0] + K * math.hypot(optimistic[1], unbiased[1])
 
 
-def test_the_quick_cell_through_the_engine_reports_table_1s_measures():
+def test_a_cell_through_the_engine_reports_table_1s_measures():
     grid = Grid({"prevalence": [0.15], "f1": [0.85], "f": [0.85], "r": [500],
                  "source": ["unbiased"]}, n_replicates=40)
     study = dataclasses.replace(STUDY, grids={**STUDY.grids, "quick": grid})
@@ -187,20 +187,46 @@ def _synthetic(pass_rate, tested=0.8, replicates=200):
 
 def test_the_claims_tell_a_calibrated_planner_from_the_findings():
     # A planner passing exactly 93% everywhere, measured as precisely as the full grid,
-    # breaks every claim but the first (which says only "not above nominal"); one passing
-    # 85% everywhere holds the unbiased and optimistic ones and breaks the pessimistic one.
+    # breaks every claim but the two bounds at nominal ("at least" where the sample pins the
+    # population down, "not above" overall); one passing 85% everywhere holds the unbiased
+    # and optimistic ones and breaks the pinned-down and pessimistic ones.
     status = {v.claim.name: v.status for v in evaluate_claims(pc.CLAIMS, _synthetic(0.93))}
-    assert status == {"unbiased-sample-not-above-nominal": HOLDS,
+    assert status == {"pinned-down-plans-deliver-their-power": HOLDS,
+                      "unbiased-sample-not-above-nominal": HOLDS,
                       "unbiased-sample-short-near-the-limit": FAILS,
                       "pessimistic-sample-over-powered-far-from-the-limit": FAILS,
                       "optimistic-sample-under-powered": FAILS,
                       "rare-class-under-sized": FAILS}
     status = {v.claim.name: v.status for v in evaluate_claims(pc.CLAIMS, _synthetic(0.85))}
-    assert status == {"unbiased-sample-not-above-nominal": HOLDS,
+    assert status == {"pinned-down-plans-deliver-their-power": FAILS,
+                      "unbiased-sample-not-above-nominal": HOLDS,
                       "unbiased-sample-short-near-the-limit": HOLDS,
                       "pessimistic-sample-over-powered-far-from-the-limit": FAILS,
                       "optimistic-sample-under-powered": HOLDS,
                       "rare-class-under-sized": HOLDS}
+
+
+def test_findings_read_the_pass_rates_by_prevalence_from_the_run():
+    # Every method passes 85% of 160 attempts in every cell: at each f the mean over the
+    # populations is 0.85 with MCSE sqrt(0.85 * 0.15 / 160) / sqrt(cells) (24 unbiased cells
+    # at each f, 8 at each prevalence and f), far below the nominal 93%.
+    result = _synthetic(0.85)
+    paper, rarest, commonest = pc.findings(result, pc.summary_table(result))
+    se = math.sqrt(0.85 * 0.15 / 160)
+    assert paper.count("against the paper's 93.0%") == 4
+    assert f"at f = 0.8, 85.0% (MCSE {100 * se / math.sqrt(24):.1f} points)" in paper
+    assert "not reproduced" in paper and ", reproduced" not in paper
+    assert rarest.startswith("At the rarest prevalence of the run, 3.1%, the same plans pass")
+    assert f"85.0% (MCSE {100 * se / math.sqrt(8):.1f} points), " \
+           f"{0.08 / (se / math.sqrt(8)):.1f} MCSE below 93% (attempted 80%)" in rarest
+    assert rarest.endswith("under-sized (more than 3 MCSE below 93%) at f = 0.8, 0.85, 0.9, "
+                           "0.95.")
+    assert commonest.startswith("At the commonest prevalence of the run, 47.4%")
+    calibrated = _synthetic(0.93)
+    paper, rarest, _ = pc.findings(calibrated, pc.summary_table(calibrated))
+    assert paper.count("0.0 MCSE above it, reproduced") + paper.count(
+        "0.0 MCSE below it, reproduced") == 4
+    assert rarest.endswith("under-sized (more than 3 MCSE below 93%) at no f.")
 
 
 def _losci_low(tests: np.ndarray, interval: str) -> np.ndarray:
@@ -221,7 +247,7 @@ def _losci_low(tests: np.ndarray, interval: str) -> np.ndarray:
 
 
 def test_an_attempt_passes_exactly_when_its_losci_lower_bound_exceeds_theta():
-    # The engine runs a quick-grid cell (f = 0.95: attempts, passes and failures for every
+    # The engine runs a cell (f = 0.95: attempts, passes and failures for every
     # method with this seed); its stream is rebuilt by hand from the cell's SeedSequence:
     # 12 samples of 500 from the population, then each replicate's two seeds; an attempt's
     # test set is one multinomial draw of its planned size from its replicate's second seed.

@@ -125,3 +125,28 @@ def test_trinomial_probabilities_are_the_measures_cells():
         found = pce._trinomial_probabilities({"prevalence": 0.2, "f1": 0.8,
                                               "certified": certified})
         np.testing.assert_allclose(found, expected, atol=1e-15)
+
+
+def _row(certified, f, method, pass_rate, attempt_rate=0.5, median_size=100.0):
+    return {"certified": certified, "prevalence": 0.15, "f1": 0.85, "f": f, "r": 200,
+            "method": method, "attempt_rate": attempt_rate, "pass_rate": pass_rate,
+            "shortfall": 0.93 - pass_rate, "median_size": median_size}
+
+
+def test_findings_read_the_pass_rates_from_the_summary():
+    rows = [_row("accuracy", 0.9, "clopper-pearson", 0.95, median_size=120.0),
+            _row("accuracy", 0.9, "wilson", 0.96, median_size=108.0),
+            _row("f1", 0.9, "clopper-pearson", 0.80, attempt_rate=0.25, median_size=400.0),
+            _row("f1", 0.9, "wilson", 0.78, median_size=360.0)]
+    accuracy, f1, worst, wilson, paper = pce.findings(None, rows)
+    assert accuracy == ("Accuracy plans (Clopper-Pearson bound) pass, on average over the "
+                        "populations, 0.950 at f = 0.9 of their attempts (exact; nominal 0.93).")
+    assert "0.800 at f = 0.9" in f1
+    assert worst == ("2 of the 4 cell-bound pairs pass below 0.93; the worst: f1 (wilson) at "
+                     "prevalence 0.15, F1 0.85, f = 0.9, passing 0.780 of the 50.0% of samples "
+                     "planned from.")
+    assert "0.90-0.90 times Clopper-Pearson's" in wilson and "at most 0.020" in wilson
+    assert paper.endswith("at f = 0.9, 0.800 (exact) against the paper's 0.930: not "
+                          "reproduced.")
+    *_, no_f1 = pce.findings(None, rows[:2])
+    assert no_f1.startswith("This run certifies no F1")
