@@ -528,3 +528,20 @@ def test_a_resolution_in_units_of_the_empirical_se_is_judged_cell_by_cell():
     assert "x empirical_se" in evaluate_claims([claim], result(600, [1.0]))[0].reason
     with pytest.raises(ValueError, match="`resolution_unit` of claim 'c' must be empty"):
         dataclasses.replace(claim, measure="coverage")
+
+
+def test_a_monte_carlo_value_without_an_se_within_its_bound_cannot_hold():
+    # a mean over topics where one topic had a single replicate has no MCSE: lying within its
+    # bound by a hair must not count as a decided HOLDS
+    cells = tuple(
+        CellResult("s", str(i), i, {"topic": i}, "monte-carlo",
+                   {"m": Performance({"mean_saving": Measure(v, e)}, 20)}, {}, b"")
+        for i, (v, e) in enumerate([(0.1003, math.nan), (0.30, 0.01)]))
+    claim = Claim("c", "", ("m",), "mean_saving", "at_least", 0.1)
+    found = evaluate_claims([claim], StudyResult("s", cells))[0]
+    assert found.status == INCONCLUSIVE and found.detectable == math.inf
+    assert found.reason.startswith("1 of 2 Monte Carlo values have no MCSE")
+    mean = evaluate_claims([dataclasses.replace(claim, mean_over=("topic",))],
+                           StudyResult("s", cells))[0]
+    assert mean.status == INCONCLUSIVE and "1 of 1 Monte Carlo values have no MCSE" in \
+        mean.reason

@@ -38,8 +38,9 @@ decide the question it asks on this grid.
 * ``FAILS``: a value lies beyond its bound by more than its allowance (an exact value beyond
   the rounding tolerance), is undefined (nan), or its method raised in a cell of the region.
 * ``INCONCLUSIVE``: nothing fails, but the claim lacks the power to fail (``detectable >
-  resolution``), or it is a claim of an **effect** whose estimate lies on the wrong side of
-  its bound within the allowance. The verdict's ``reason`` says which, and how many times the
+  resolution``), a Monte Carlo value compared has no MCSE (a mean over a single replicate:
+  its power is unknown), or it is a claim of an **effect** whose estimate lies on the wrong
+  side of its bound within the allowance. The verdict's ``reason`` says which, and how many times the
   replicates would decide it.
 * ``HOLDS``: nothing fails, the claim has the power to detect a deviation of its resolution,
   and a claim of an effect has every estimate on its side of the bound.
@@ -396,6 +397,7 @@ class _Judge:
         self.compared = self.monte_carlo = 0
         self.any_exact = False
         self.spread = 0.0  # the largest SE of a Monte Carlo value that is not a share
+        self.unknown_se = 0  # defined Monte Carlo values without an SE: their power is unknown
         self.shares: list[tuple[list[NDArray[np.float64]], NDArray[np.float64]]] = []
         self.broken: list[pd.DataFrame] = []
         self.beyond: list[pd.DataFrame] = []
@@ -495,6 +497,7 @@ class _Judge:
             known = relative[monte_carlo & ~np.isnan(relative)]
             if known.size:
                 self.spread = max(self.spread, float(known.max()))
+            self.unknown_se += int((monte_carlo & np.isnan(relative) & ~undefined).sum())
         shown = rows[[*params, "method", "value", "mcse", "error"]].assign(
             bound=_bound(claim, target), deviation=deviation,
             spread=np.where(np.isnan(spread), 0.0, spread))
@@ -568,6 +571,11 @@ class _Judge:
         status, reason = HOLDS, ""
         if len(failures):
             status = FAILS
+        elif self.unknown_se:
+            status = INCONCLUSIVE
+            detectable = math.inf
+            reason = (f"{self.unknown_se} of {self.compared} Monte Carlo values have no MCSE "
+                      f"(e.g. from a single replicate): noise cannot be told from a deviation")
         elif claim.effect and wrong_side:
             status = INCONCLUSIVE
             reason = (f"{wrong_side} of {self.compared} estimates lie on the wrong side of the "
