@@ -40,8 +40,8 @@ decide the question it asks on this grid.
 * ``INCONCLUSIVE``: nothing fails, but the claim lacks the power to fail (``detectable >
   resolution``), a Monte Carlo value compared has no MCSE (a mean over a single replicate:
   its power is unknown), or it is a claim of an **effect** whose estimate lies on the wrong
-  side of its bound within the allowance. The verdict's ``reason`` says which, and how many times the
-  replicates would decide it.
+  side of its bound within the allowance. The verdict's ``reason`` says which, and how many
+  times the replicates would decide it.
 * ``HOLDS``: nothing fails, the claim has the power to detect a deviation of its resolution,
   and a claim of an effect has every estimate on its side of the bound.
 * ``NOT RUN``: the run has no value in the claim's region, or the claim is judged only on
