@@ -7,6 +7,14 @@ Studies are registered by name in `registry` and imported only when used:
 ``bias_f1``, ``bias_sampling``, ``bias_sequential``, ``bias_error_rate``
     bias of estimators: plug-in F1, sampling estimators of utility, sequential testing,
     error-rate estimators;
+``power_calibration``, ``power_calibration_exact``
+    whether a certification test set sized by Algorithm 2 delivers its power;
+``stopping_policies``
+    when to stop training and certify under an annotation budget (``text_learner`` gives its
+    real-learner runs);
+``stratified_vs_pooled``, ``gain_budget``
+    stratified, pooled and sampled estimates of utility and gain, and choosing a model under a
+    budget;
 ``binomial_coverage``, ``mean_bias``
     small examples of the engine's two paths.
 """
