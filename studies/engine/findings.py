@@ -4,7 +4,8 @@ A report states what a study found in words, and every number in those words is 
 results: a claim's verdict with the value nearest its bound (`claim_finding`), and the
 sentences a study writes from its own summary (`Study.findings`) with the helpers here, which
 put a Monte Carlo value beside its MCSE (`estimate`) and, where a study repeats a paper, the
-paper's number beside ours with their difference in MCSE units (`versus_paper`). Nothing here
+paper's number beside ours with their difference in MCSE units and whether the run
+reproduces it, or is too imprecise to tell (`versus_paper`). Nothing here
 is typed by hand into a docstring or a caption, so a page never quotes another run.
 """
 
@@ -24,6 +25,7 @@ __all__ = ["REPRODUCED_WITHIN", "claim_finding", "estimate", "extreme", "versus_
 # A paper's value counts as reproduced when ours lies within this many MCSE of it: about a
 # 0.3% two-sided false-alarm rate for a run that truly reproduces it.
 REPRODUCED_WITHIN = 3.0
+_Z95 = 1.6448536269514722  # one-sided 95% normal quantile: the power asked of a comparison
 
 
 def _number(value: float, *, percent: bool, digits: int) -> str:
@@ -65,18 +67,25 @@ def estimate(value: float, mcse: float, *, percent: bool = False, digits: int = 
 
 
 def versus_paper(ours: float, mcse: float, paper: float, *, percent: bool = False,
-                 digits: int = 3) -> str:
+                 digits: int = 3, resolution: float | None = None) -> str:
     """Our value beside a paper's, their difference in MCSE units, and whether it reproduces.
 
-    Ours reproduces the paper's value when it lies within `REPRODUCED_WITHIN` MCSE of it; an
-    exact value (MCSE 0) reproduces only an equal value.
+    Ours reproduces the paper's value when it lies within `REPRODUCED_WITHIN` MCSE of it and
+    the run is precise enough to have told a difference of ``resolution`` (default 5 points
+    for a share shown in percent, else 5% of the paper's value) with probability 0.95:
+    ``(REPRODUCED_WITHIN + 1.645) x MCSE <= resolution``. Within the MCSE allowance but less
+    precise, it is "too imprecise to tell", never reproduced. An exact value (MCSE 0)
+    reproduces only an equal value.
 
     Examples
     --------
     >>> versus_paper(0.847, 0.015, 0.7946, percent=True, digits=1)
     "84.7% (MCSE 1.5 points) against the paper's 79.5%: 3.5 MCSE above it, not reproduced"
-    >>> versus_paper(0.30, 0.02, 0.2948, percent=True, digits=1)
-    "30.0% (MCSE 2.0 points) against the paper's 29.5%: 0.3 MCSE above it, reproduced"
+    >>> versus_paper(0.30, 0.005, 0.2948, percent=True, digits=1)
+    "30.0% (MCSE 0.5 points) against the paper's 29.5%: 1.0 MCSE above it, reproduced"
+    >>> versus_paper(0.30, 0.02, 0.2948, percent=True, digits=1)  # doctest: +NORMALIZE_WHITESPACE
+    "30.0% (MCSE 2.0 points) against the paper's 29.5%: 0.3 MCSE above it, too imprecise
+    to tell (an MCSE of at most 1.1 points would)"
     """
     ours_text = estimate(ours, mcse, percent=percent, digits=digits)
     paper_text = _number(paper, percent=percent, digits=digits)
@@ -89,7 +98,16 @@ def versus_paper(ours: float, mcse: float, paper: float, *, percent: bool = Fals
                 f"{'reproduced' if same else 'not reproduced'}")
     z = difference / mcse
     side = "above" if z > 0 else "below"
-    verdict = "reproduced" if abs(z) <= REPRODUCED_WITHIN else "not reproduced"
+    if resolution is None:
+        resolution = 0.05 if percent else 0.05 * abs(paper)
+    needed = resolution / (REPRODUCED_WITHIN + _Z95)
+    if abs(z) > REPRODUCED_WITHIN:
+        verdict = "not reproduced"
+    elif mcse <= needed:
+        verdict = "reproduced"
+    else:
+        shown = f"{100 * needed:.{digits}f} points" if percent else f"{needed:.2g}"
+        verdict = f"too imprecise to tell (an MCSE of at most {shown} would)"
     return (f"{ours_text} against the paper's {paper_text}: {abs(z):.1f} MCSE {side} it, "
             f"{verdict}")
 

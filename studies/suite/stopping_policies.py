@@ -72,9 +72,9 @@ Performance measures
 
     The report's findings (`findings`) read every number from the run: section 6's figures
     beside the paper's (`studies.engine.findings.versus_paper`: reproduced when ours lies within
-    3 MCSE of it), the trade-off of waiting, the fixed splits, the success rate of
-    first-within-budget on the rarest and the commonest topics of the grid, and the
-    guaranteed-coverage interval beside delta.
+    3 MCSE of it and the run is precise enough to tell), the trade-off of waiting, the fixed
+    splits, the success rate of first-within-budget on the rarest and the commonest topics of
+    the grid, and the guaranteed-coverage interval beside delta.
 
 References
 ----------
