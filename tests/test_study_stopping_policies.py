@@ -235,4 +235,10 @@ def test_the_findings_read_the_run_and_put_the_paper_beside_it():
     assert "60.0% (MCSE 10.0 points) on the rarest topic 27" in text
     assert "90.0% (MCSE 10.0 points) on the commonest topic 28" in text
     # wait-25 opens on as many runs as first and certifies as often: nothing rises or grows
-    assert "open stays, from 80.0%" in text and "never open stays, from 25.0%" in text
+    assert "open stays within its Monte Carlo error, from 80.0%" in text
+    assert "never open stays within its Monte Carlo error, from 25.0%" in text
+    # a direction is named only where the change exceeds 1.96 times its MCSE
+    assert sp._direction(0.8, 0.6, 0.05, 0.05, "rises", "falls") == "falls"
+    assert sp._direction(0.6, 0.8, 0.05, 0.05, "rises", "falls") == "rises"
+    assert sp._direction(0.8, 0.6, 0.1, 0.1, "rises", "falls").startswith("stays")
+    assert sp._direction(0.8, 0.6, math.nan, 0.05, "rises", "falls").startswith("stays")

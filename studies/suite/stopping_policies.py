@@ -535,8 +535,14 @@ def _versus(value: float, mcse: float, paper: float) -> str:
     return versus_paper(value, mcse, paper, percent=True, digits=1)
 
 
-def _direction(before: float, after: float, up: str, down: str) -> str:
-    return up if after > before else down if after < before else "stays"
+def _direction(before: float, after: float, before_mcse: float, after_mcse: float, up: str,
+               down: str) -> str:
+    """``up`` or ``down`` where the change exceeds 1.96 times its MCSE (the two values taken as
+    independent: conservative for the same runs), else that it stays within its error."""
+    error = math.sqrt(before_mcse**2 + after_mcse**2)
+    if not abs(after - before) > _Z95 * error:  # an undefined MCSE decides nothing either
+        return "stays within its Monte Carlo error"
+    return up if after > before else down
 
 
 def _paper_findings(by: _Rows) -> list[str]:
@@ -548,7 +554,10 @@ def _paper_findings(by: _Rows) -> list[str]:
     failure, first_failure = 1.0 - blind["success"], 1.0 - first["success"]
     never = _versus(first["cannot_open"], first["cannot_open_mcse"],
                     PAPER["first"]["cannot_open"])
-    higher = "higher" if failure > first_failure else "not higher"
+    higher = _direction(first_failure, failure, first["success_mcse"], blind["success_mcse"],
+                        "higher than", "lower than")
+    if higher.startswith("stays"):
+        higher = "within its Monte Carlo error of"
     sentences = [
         f"With the delta interval (the paper's), the share of runs that never find a planned "
         f"cost within the budget: {never}.",
@@ -558,7 +567,7 @@ def _paper_findings(by: _Rows) -> list[str]:
         f"The blind oracle's saving of first's annotation over the runs that open: "
         f"{_versus(blind['saving'], blind['saving_mcse'], PAPER['blind-oracle']['saving'])}. "
         f"Its failure rate among them: "
-        f"{_versus(failure, blind['success_mcse'], paper_failure)}; {higher} than first's "
+        f"{_versus(failure, blind['success_mcse'], paper_failure)}; {higher} first's "
         f"{_share(first_failure, first['success_mcse'])} (the paper: {paper_failure:.2%} "
         f"against {paper_first_failure:.2%}).",
         f"The sighted oracle's saving over the runs that open: "
@@ -583,8 +592,10 @@ def _waiting_findings(by: _Rows) -> list[str]:
     if not saving:
         return []
     best, first, last = max(saving, key=lambda row: row["saving"]), waits[0], waits[-1]
-    success = _direction(first["success"], last["success"], "rises", "falls")
-    closed = _direction(first["cannot_open"], last["cannot_open"], "grows", "shrinks")
+    success = _direction(first["success"], last["success"], first["success_mcse"],
+                         last["success_mcse"], "rises", "falls")
+    closed = _direction(first["cannot_open"], last["cannot_open"], first["cannot_open_mcse"],
+                        last["cannot_open_mcse"], "grows", "shrinks")
     return [
         f"Waiting saves most at w = {best['wait']:g} within-budget steps past the first: "
         f"{_share(best['saving'], best['saving_mcse'])} of first's annotation over the runs "
