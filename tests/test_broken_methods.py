@@ -18,6 +18,9 @@ from typing import Any
 import numpy as np
 import pytest
 from scipy import stats
+from test_study_coverage_f1_claims import BROKEN as COVERAGE_F1_BROKEN
+from test_study_coverage_f1_claims import BROKEN_LEVEL as COVERAGE_F1_LEVEL
+from test_study_gain_budget_claims import BROKEN_LEVEL as GAIN_BUDGET_LEVEL
 
 from studies.cli import study as cli_study
 from studies.cli.main import main
@@ -73,6 +76,13 @@ def _scaled(method: Method, field: str, factor: float) -> Method:
     return broken
 
 
+def _at_level(method: Method, level: float) -> Method:
+    """The interval computed at ``level`` and presented as the cell's nominal level."""
+    def broken(data: Any, params: Any) -> Estimates:
+        return method(data, {**params, "confidence_level": level})
+    return broken
+
+
 def _trec5_sd(params: Any) -> float:
     """The SD of the TREC-5 stratified estimate in the cell, exactly."""
     return math.sqrt(svp.design_variances(params)["trec5"])
@@ -100,10 +110,16 @@ CASES = [
      "loo-unbiased-for-its-target"),
     ("stratified_vs_pooled", "trec5", lambda m, s: _shifted(m, lambda p: 0.2 * _trec5_sd(p)),
      "stratified-and-srs-unbiased"),
+    # levels whose mean coverage over the quick cells falls 4-5 points (exactly: the
+    # break-size tests of test_study_coverage_f1_claims.py and test_study_gain_budget_claims.py)
+    ("coverage_f1", COVERAGE_F1_BROKEN, lambda m, s: _at_level(m, COVERAGE_F1_LEVEL),
+     "clopper-pearson-nominal-on-average"),
+    ("gain_budget", "hypergeometric", lambda m, s: _at_level(m, GAIN_BUDGET_LEVEL),
+     "guaranteed-intervals-cover-on-average"),
 ]
 IDS = ["binomial_coverage", "coverage_proportion", "coverage_f1_exact", "bias_f1",
        "bias_sampling-bias", "bias_sampling-se", "bias_sequential", "mean_bias",
-       "bias_error_rate", "stratified_vs_pooled"]
+       "bias_error_rate", "stratified_vs_pooled", "coverage_f1", "gain_budget"]
 
 
 @pytest.mark.parametrize(("name", "method", "breaks", "claim"), CASES, ids=IDS)
@@ -119,4 +135,9 @@ def test_a_broken_method_fails_the_quick_run(name, method, breaks, claim, monkey
     out = capsys.readouterr().out
     assert status == 1, out
     assert f"FAILS {name} {claim}: {method} at " in out, out
+    # and only the broken method fails (a biased estimate may break its SE's claim too): the
+    # other methods' claims hold, none is inconclusive
+    verdicts = [line for line in out.splitlines() if line.startswith(("FAILS", "INCONCLUSIVE"))]
+    assert all(line.startswith(f"FAILS {name} ") and f": {method} at " in line
+               for line in verdicts), out
 
