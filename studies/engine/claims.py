@@ -80,7 +80,7 @@ from studies.engine.results import StudyResult
 
 __all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "HOLDS", "INCONCLUSIVE",
            "NOT_RUN", "RESOLUTIONS", "STATUSES", "Claim", "Verdict", "evaluate_claims",
-           "tally"]
+           "tally", "worst_status"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
@@ -658,6 +658,13 @@ def _cell_parameters(result: StudyResult) -> list[str]:
     names = [k for c in result.cells for k in c.params]
     names += [k for g in result.groups for k in (*g.shared, *g.axes)]
     return list(dict.fromkeys(names))
+
+
+def worst_status(verdicts: Iterable[Verdict]) -> str:
+    """The worst verdict of a study: FAILS, then INCONCLUSIVE, then HOLDS; NOT RUN when no
+    claim was judged (or none is stated)."""
+    states = {v.status for v in verdicts}
+    return next((s for s in (FAILS, INCONCLUSIVE, HOLDS) if s in states), NOT_RUN)
 
 
 def tally(verdicts: Iterable[Verdict]) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from studies.engine import FAILS, HOLDS, INCONCLUSIVE, NOT_RUN, Verdict
-from studies.engine.claims import tally
+from studies.engine import FAILS, INCONCLUSIVE, NOT_RUN, Verdict
+from studies.engine.claims import tally, worst_status
 from studies.report.compare import REGRESSION, Comparison
 
 __all__ = ["REGRESSIONS_SHOWN", "job_summary"]
@@ -22,12 +22,6 @@ REGRESSIONS_SHOWN = 20
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _status(verdicts: Sequence[Verdict]) -> str:
-    states = {v.status for v in verdicts}
-    return next((s for s in (FAILS, INCONCLUSIVE, HOLDS) if s in states),
-                NOT_RUN if verdicts else "no claims")
 
 
 def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: object,
@@ -73,7 +67,8 @@ def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: o
               f"False alarms: when every claim is true, a run of the whole suite fails on "
               f"Monte Carlo noise with probability at most about {budget:g}.", "",
               "| study | verdict | claims |", "| --- | --- | --- |"]
-    lines += [f"| {_cell(name)} | {_status(group)} | {tally(group)} |"
+    lines += [f"| {_cell(name)} | {worst_status(group) if group else 'no claims'} | "
+              f"{tally(group)} |"
               for name, group in verdicts.items()]
     if bad:
         lines += ["", "| study | claim | status | worst value or reason |",

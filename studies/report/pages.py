@@ -49,16 +49,13 @@ from markupsafe import Markup
 
 from studies.engine import (
     FAILS,
-    HOLDS,
-    INCONCLUSIVE,
-    NOT_RUN,
     STATUSES,
     Study,
     StudyResult,
     Verdict,
     run_state,
 )
-from studies.engine.claims import tally
+from studies.engine.claims import tally, worst_status
 from studies.engine.findings import claim_finding
 from studies.engine.results import FRAME_COLUMNS
 from studies.engine.store import existing_store
@@ -479,11 +476,6 @@ def _grid_frame(meta: Mapping[str, Any], study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _status(verdicts: Sequence[Verdict]) -> str:
-    states = {v.status for v in verdicts}
-    return next((s for s in (FAILS, INCONCLUSIVE, HOLDS) if s in states), NOT_RUN)
-
-
 def _provenance(meta: Mapping[str, Any], reproduce: str, state: str) -> dict[str, str]:
     packages = meta.get("packages", {})
     dirty = {True: " (uncommitted changes)", False: "", None: " (state unknown)"}
@@ -588,7 +580,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         band_texts, band_verdicts = _bands_pivot(bands)
     body = _ENV.from_string(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
-        status=_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
+        status=worst_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
         findings=[Markup(_inline(html.escape(x))) for x in sentences],
         grid=_html_table(grid), claims=_html_table(claims, status_column="status"),
         results=_html_table(results), figures=figures,
@@ -628,7 +620,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     _write(out / f"{name}.md", "\n".join(md) + "\n", written)
     cells = len(result.cells) + sum(g.size for g in result.groups)
     return {"name": name, "aim": _aim(doc), "cells": cells, "tally": tally(verdicts),
-            "status": _status(verdicts) if verdicts else "no claims",
+            "status": worst_status(verdicts) if verdicts else "no claims",
             "path": "exact" if study.enumerate_outcomes is not None else "monte-carlo"}
 
 
