@@ -9,8 +9,9 @@ import pandas as pd
 import pytest
 
 from studies.engine import Figure, Grid, results_from_store, run
+from studies.engine.replicates import cell_estimates
 from studies.engine.store import existing_store
-from studies.report.figures import cell_estimates, draw
+from studies.report.figures import draw
 from studies.suite import get_study, study_names
 
 SVG = "{http://www.w3.org/2000/svg}"

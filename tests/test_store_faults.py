@@ -24,9 +24,9 @@ import pytest
 import studies.engine.runner
 from studies.cli.main import main
 from studies.engine import results_from_store, run, run_state
+from studies.engine.replicates import cell_estimates
 from studies.engine.salvage import salvage
 from studies.engine.store import DB_NAME, lock_run
-from studies.report.figures import cell_estimates
 from studies.suite import get_study
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,8 +1,9 @@
 """How a simulation study is declared: its ADEMP (Morris, White & Crowther 2019).
 
-A study is one module of `studies.suite` that builds a `Study`:
+A study is one module of `studies.suite` that binds a `Study` to ``STUDY`` (found there by
+`studies.suite.registry`; ``evalcert study new NAME`` writes a runnable one):
 
-* **Aims**: the module docstring.
+* **Aims**: the module docstring, which the study holds (``ademp=__doc__``).
 * **Data-generating mechanisms**: a `Grid` per size (``"quick"``, ``"full"``): the parameter
   values whose Cartesian product are the cells, and the number of replicates per cell.
 * **Estimands**: ``truth(params)``, the true value in a cell.
@@ -264,6 +265,12 @@ class Study:
         `studies.engine.findings` (a value with its MCSE, a paper's number beside ours).
         Shown on the study's page under the sentences the report writes from the claims'
         verdicts. None: those sentences only.
+    ademp : str
+        The study's ADEMP in words: a title line, then sections ``Aims``,
+        ``Data-generating mechanisms``, ``Estimands``, ``Methods``, ``Performance measures``
+        (and ``References``), as in a study module's docstring (a suite module passes
+        ``ademp=__doc__``). Shown on the study's page and by ``evalcert study list``, so the
+        report needs nothing but the `Study`. Empty: the page shows no ADEMP sections.
     """
 
     name: str
@@ -284,6 +291,7 @@ class Study:
     figures: tuple[Figure, ...] = ()
     summary: Callable[[Any], Sequence[Mapping[str, Any]]] | None = None
     findings: Callable[[Any, Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    ademp: str = ""
 
     def __post_init__(self) -> None:
         missing = {"quick", "full"} - set(self.grids)

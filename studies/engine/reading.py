@@ -1,4 +1,9 @@
-"""Reading results back: from finished tasks, or from a run directory's store."""
+"""Reading results back: from finished tasks, or from a run directory's store.
+
+`read_run` opens a run's store once for everything the tables, claims and report of the run
+need (`StoredRun`: metadata, progress, results); `results_from_store` and `run_state` read
+the one thing each names.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +19,8 @@ from studies.engine.design import Study
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
 from studies.engine.store import RunStore, damaged, existing_store
 
-__all__ = ["RunState", "decoded_row", "group_results", "read_store", "results_from_store",
-           "run_state"]
+__all__ = ["RunState", "StoredRun", "decoded_row", "group_results", "read_run", "read_store",
+           "results_from_store", "run_state"]
 
 T = TypeVar("T")
 
@@ -45,10 +50,12 @@ def decoded_row(decode: Callable[[Mapping[str, Any]], T], row: Mapping[str, Any]
 
 def group_results(finished: Iterable[CellResult | PackedGroup],
                   studies: Sequence[Study] | Sequence[str],
-                  parameters: Mapping[str, Sequence[str]] | None = None) -> RunResults:
+                  parameters: Mapping[str, Sequence[str]] | None = None, *,
+                  directory: str | os.PathLike[str] | None = None) -> RunResults:
     """Finished cells and groups by study (in the order of ``studies``), each in grid order.
 
-    ``parameters``: each study's grid parameters in grid order (`StudyResult.parameters`).
+    ``parameters``: each study's grid parameters in grid order (`StudyResult.parameters`);
+    ``directory``: the run directory they are stored in (`RunResults.directory`).
     """
     names = [s if isinstance(s, str) else s.name for s in studies]
     cells: dict[str, list[CellResult]] = {name: [] for name in names}
@@ -60,11 +67,11 @@ def group_results(finished: Iterable[CellResult | PackedGroup],
             cells.setdefault(result.study, []).append(result)
     order = parameters or {}
     return RunResults(
-        (name, StudyResult(name, tuple(sorted(cells[name], key=lambda c: c.position)),
-                           tuple(sorted(groups.get(name, ()),
-                                        key=lambda g: int(g.positions[0]))),
-                           tuple(order.get(name, ()))))
-        for name in cells)
+        ((name, StudyResult(name, tuple(sorted(cells[name], key=lambda c: c.position)),
+                            tuple(sorted(groups.get(name, ()),
+                                         key=lambda g: int(g.positions[0]))),
+                            tuple(order.get(name, ()))))
+         for name in cells), directory=directory)
 
 
 def results_from_store(directory: str | os.PathLike[str]) -> RunResults:
@@ -86,15 +93,7 @@ def results_from_store(directory: str | os.PathLike[str]) -> RunResults:
     {'study': 'binomial_coverage', 'position': 0, 'n': 10, 'p': 0.05, 'confidence_level': 0.95,
      'method': 'wald', 'measure': 'coverage', 'value': 0.40023, 'mcse': 0.0}
     """
-    store = existing_store(Path(directory))
-    try:
-        finished = read_store(store)
-        meta = store.metadata()
-    finally:
-        store.close()
-    grids = meta.get("grids", {})
-    return group_results(finished, list(meta["identity"]["studies"]),
-                         {name: list(grid["parameters"]) for name, grid in grids.items()})
+    return read_run(directory).results
 
 
 @dataclass(frozen=True)
@@ -124,6 +123,12 @@ class RunState:
                 "verdicts and tables cover the finished cells only")
 
 
+def _state(meta: Mapping[str, Any], finished: Mapping[str, int]) -> RunState:
+    total = {name: math.prod(len(v) for v in grid["parameters"].values())
+             for name, grid in meta.get("grids", {}).items()}
+    return RunState(str(meta.get("status", "running or killed")), finished, total)
+
+
 def run_state(directory: str | os.PathLike[str]) -> RunState:
     """The `RunState` of the run in ``directory`` (ValueError if it holds no run)."""
     store = existing_store(Path(directory))
@@ -132,6 +137,50 @@ def run_state(directory: str | os.PathLike[str]) -> RunState:
         finished = store.finished_cells()
     finally:
         store.close()
-    total = {name: math.prod(len(v) for v in grid["parameters"].values())
-             for name, grid in meta.get("grids", {}).items()}
-    return RunState(str(meta.get("status", "running or killed")), finished, total)
+    return _state(meta, finished)
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """A run directory as read once: its metadata, how far it got, and its results.
+
+    Attributes
+    ----------
+    directory : Path
+        The run directory.
+    metadata : Mapping[str, Any]
+        The store's metadata (identity, seed, grids, provenance, start and end).
+    state : RunState
+        Its status and finished cells.
+    results : RunResults
+        Every finished cell and packed group.
+    """
+
+    directory: Path
+    metadata: Mapping[str, Any]
+    state: RunState
+    results: RunResults
+
+
+def read_run(directory: str | os.PathLike[str], *, results: RunResults | None = None
+             ) -> StoredRun:
+    """The run in ``directory``, its store opened once (ValueError if it holds no run).
+
+    ``results``: the run's results already in memory (what `run` returned); then only the
+    metadata and progress are read, not every cell again.
+    """
+    store = existing_store(Path(directory))
+    try:
+        meta = store.metadata()
+        finished = store.finished_cells()
+        rows = read_store(store) if results is None else None
+    finally:
+        store.close()
+    if rows is not None:
+        grids = meta.get("grids", {})
+        results = group_results(rows, list(meta["identity"]["studies"]),
+                                {name: list(grid["parameters"]) for name, grid in grids.items()},
+                                directory=directory)
+    elif results.directory is None:
+        results = RunResults(results, directory=directory)
+    return StoredRun(Path(directory), meta, _state(meta, finished), results)

@@ -15,16 +15,18 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import os
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from studies.engine import seeding
+from studies.engine import replicates, seeding
 from studies.engine.performance import Performance, exact_cells
 
 __all__ = ["FRAME_COLUMNS", "CellResult", "PackedGroup", "RunResults", "StudyResult",
@@ -360,7 +362,39 @@ def _tidy(frames: Sequence[pd.DataFrame], *, by_position: bool) -> pd.DataFrame:
 
 
 class RunResults(dict[str, StudyResult]):
-    """A run's results: study name to `StudyResult`, in the order the studies were given."""
+    """A run's results: study name to `StudyResult`, in the order the studies were given.
+
+    ``directory`` is the run directory the results were read from or stored in (None: kept
+    in memory only); a Monte Carlo cell read back without its estimates is read from there.
+    """
+
+    def __init__(self, items: Any = (), *, directory: str | os.PathLike[str] | None = None
+                 ) -> None:
+        super().__init__(items)
+        self.directory = None if directory is None else Path(directory)
+
+    def estimates_frame(self) -> pd.DataFrame:
+        """The per-replicate estimates of every Monte Carlo cell, as one tidy frame.
+
+        One row per (study, cell, method, replicate): ``study``, ``position``, the cell's
+        parameters, ``method``, ``replicate``, then the fields each method returned
+        (``estimate``, ``se``, ``low``, ``high``, ``reject``, ...), as rsimsum takes them
+        (`studies.engine.replicates.estimates_frame`). The exact path has no replicates: its
+        cells have no rows. `studies.engine.replicates.performance_frame` recomputes the
+        performance measures from it.
+
+        Examples
+        --------
+        >>> from studies.engine import run
+        >>> results = run(["studies.suite.mean_bias:STUDY"], rng=1, workers=1)
+        >>> frame = results.estimates_frame()
+        >>> frame.query("position == 0 and method == 'mean'").shape[0]
+        8000
+        >>> list(frame.columns)
+        ['study', 'position', 'distribution', 'n', 'method', 'replicate', 'estimate', 'se', \
+'low', 'high', 'reject']
+        """
+        return replicates.estimates_frame(self, self.directory)
 
     def frames(self) -> Iterator[pd.DataFrame]:
         """Every study's `StudyResult.frames`, study by study."""

@@ -185,9 +185,9 @@ def run(
             finally:
                 store.close()
     if len(read_back) == len(resolved):  # each study already read back for `on_study`
-        return RunResults((s.name, read_back[s.name]) for s in resolved)
+        return RunResults(((s.name, read_back[s.name]) for s in resolved), directory=out)
     return group_results(collected, resolved,
-                         {name: list(g.parameters) for name, g in grids.items()})
+                         {name: list(g.parameters) for name, g in grids.items()}, directory=out)
 
 
 def _study_results(name: str, store: RunStore | None, collected: Sequence[Finished],

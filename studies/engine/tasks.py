@@ -12,7 +12,8 @@ group's probability matrix (`studies.engine.performance.exact_performance`). A c
 does not depend on which other cells share its group. Exact-path estimates are not stored: they
 are a deterministic function of the group's parameters and the study's version. A study that
 declares ``pack_groups`` runs each group as a `PackedTask` (`run_packed`), finishing as one
-`PackedGroup` of arrays.
+`PackedGroup` of arrays. A Monte Carlo cell's estimates are kept as
+`studies.engine.replicates` packs them.
 
 A method that raises or returns malformed estimates is recorded with its error; the other
 methods still run. A study's method runs only in the cells it applies to (`Study.applies`).
@@ -26,32 +27,28 @@ summarise in the same way.
 
 from __future__ import annotations
 
-import io
 import itertools
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from studies.engine import seeding
+from studies.engine import replicates, seeding
 from studies.engine.design import Method, Sample, Study
 from studies.engine.loading import load_object
 from studies.engine.performance import (
     Estimates,
     OutcomeLaw,
-    Performance,
     exact_measures,
     exact_performance,
-    performance,
 )
 from studies.engine.results import CellResult, PackedGroup, cell_params
 
 __all__ = ["CellTask", "Finished", "GroupTask", "PackedTask", "PlannedCell", "Task",
-           "resolve_methods", "run_cell", "run_group", "run_packed", "run_task",
-           "summarise_cell"]
+           "resolve_methods", "run_cell", "run_group", "run_packed", "run_task"]
 
 
 
@@ -146,35 +143,6 @@ def _check_estimates(est: Any, size: int, space: tuple[float, float]) -> Estimat
     return est
 
 
-def _pack(sample: Sample, estimates: Mapping[str, Estimates]) -> bytes:
-    """A Monte Carlo cell's estimates (and tallies), as `summarise_cell` reads them."""
-    arrays: dict[str, Any] = {f"{m}/{k}": v for m, e in estimates.items()
-                              for k, v in e.arrays().items()}
-    if sample.frequency is not None:
-        arrays["frequency"] = sample.frequency
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    return buffer.getvalue()
-
-
-def summarise_cell(estimates: bytes, true_value: float, *, measures: Iterable[str]
-                   ) -> dict[str, Performance]:
-    """Performance per method from a cell's stored estimates (as `run_cell` packs them).
-
-    Blobs of exact-path cells stored before grouping (with ``probability``) are read too.
-    """
-    with np.load(io.BytesIO(estimates)) as data:
-        arrays = {k: data[k] for k in data.files}
-    weights = {k: arrays.pop(k, None) for k in ("frequency", "probability")}
-    by_method: dict[str, dict[str, Any]] = {}
-    for name, value in arrays.items():
-        method, _, kind = name.rpartition("/")
-        by_method.setdefault(method, {})[kind] = value
-    wanted = tuple(measures)
-    return {m: performance(Estimates(**fields), true_value, measures=wanted, **weights)
-            for m, fields in by_method.items()}
-
-
 def _analyse(study: Study, paths: Sequence[str], sample: Sample, params: Mapping[str, Any]
              ) -> tuple[dict[str, Estimates], dict[str, str]]:
     """Every method's estimates, and the error of each method that raised or returned junk.
@@ -210,8 +178,9 @@ def run_cell(task: CellTask) -> CellResult:
     sample = task.study.generate(task.params, task.n_replicates,
                                  rng=np.random.default_rng(stream))
     estimates, errors = _analyse(task.study, task.methods, sample, task.params)
-    packed = _pack(sample, estimates)
-    perf = summarise_cell(packed, task.study.truth(task.params), measures=task.study.measures)
+    packed = replicates.pack(estimates, sample.frequency)
+    perf = replicates.measure(packed, task.study.truth(task.params),
+                              measures=task.study.measures)
     return CellResult(
         study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
         position=task.position, params=dict(task.params), path=task.path,

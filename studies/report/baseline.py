@@ -42,7 +42,7 @@ from studies.engine import evaluate_claims, results_from_store, run_state
 from studies.engine.provenance import git_state
 from studies.engine.regions import as_text
 from studies.engine.store import DB_NAME, existing_store
-from studies.suite import STUDY_MODULES, claim_false_alarm, get_study
+from studies.suite import claim_false_alarm, get_study, study_names
 
 __all__ = ["COLUMNS", "MANIFEST", "Results", "bless", "load_results"]
 
@@ -162,7 +162,7 @@ def _run(path: Path) -> Results:
         if table.is_file():
             found = pd.read_csv(table, dtype=str, keep_default_na=False)
             verdicts.append(found[["study", "claim", "status"]])
-        elif name in STUDY_MODULES:  # a run made from Python, or interrupted: judge it here
+        elif name in study_names():  # a run made from Python, or interrupted: judge it here
             verdicts.append(pd.DataFrame(
                 [{"study": name, "claim": v.claim.name, "status": v.status}
                  for v in evaluate_claims(get_study(name).claims, result, grid=grid,

@@ -15,7 +15,7 @@ How the cells are found:
 * a zip plot needs one Monte Carlo cell's per-replicate intervals. A result from
   `studies.engine.run` keeps them in memory; a result read back from a run directory
   (`studies.engine.results_from_store`) does not, and `draw` then reads them from the run's
-  store (`cell_estimates`, given ``run_dir``).
+  store (`studies.engine.replicates.cell_estimates`, given ``run_dir``).
 
 Parameters holding lists (say stratum sizes ``[200, 50, 20]``) are compared as their text, as
 the plots label them and as claims compare them (`studies.engine.regions`):
@@ -37,10 +37,8 @@ figures.
 
 from __future__ import annotations
 
-import io
 import re
 import textwrap
-import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,13 +47,12 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from studies.engine import CellResult, Figure, PackedGroup, Study, StudyResult, seeding
+from studies.engine import CellResult, Figure, PackedGroup, Study, StudyResult
 from studies.engine.regions import region_mask
-from studies.engine.store import damaged, existing_store
+from studies.engine.replicates import cell_estimates, per_replicate
 from studies.report import plots
 
-__all__ = ["SUMMARY_KINDS", "cell_estimates", "decode_estimates", "draw", "figure_rows",
-           "summary_rows"]
+__all__ = ["SUMMARY_KINDS", "draw", "figure_rows", "summary_rows"]
 
 _TITLE_WIDTH = 80  # characters per title line (a 7-inch figure at 11 pt)
 SUMMARY_KINDS: tuple[str, ...] = ("summary_bars", "summary_lines")
@@ -244,69 +241,6 @@ def _split(rows: pd.DataFrame, column: str) -> pd.DataFrame:
     return rows.join(found)
 
 
-def decode_estimates(blob: bytes) -> dict[str, dict[str, NDArray[Any]]]:
-    """A Monte Carlo cell's stored estimates by method and field, one value per replicate.
-
-    ``blob`` is `CellResult.estimates`: an ``np.savez`` archive of arrays ``method/field``,
-    the fields among ``estimate``, ``se``, ``low``, ``high`` and ``reject``
-    (`studies.engine.tasks`). When the cell tallied its outcomes (array ``frequency``: the
-    replicates of each distinct outcome), each outcome's values are repeated that many times.
-
-    Examples
-    --------
-    >>> buffer = io.BytesIO()
-    >>> np.savez(buffer, **{"m/low": np.array([0.1, 0.2]), "frequency": np.array([2, 1])})
-    >>> decode_estimates(buffer.getvalue())["m"]["low"].tolist()
-    [0.1, 0.1, 0.2]
-    """
-    if not blob:
-        raise ValueError("`blob` must hold a Monte Carlo cell's estimates; got an empty one (an "
-                         "exact-path cell, or a cell read without its estimates).")
-    with np.load(io.BytesIO(blob)) as data:
-        arrays = {name: data[name] for name in data.files}
-    frequency = arrays.pop("frequency", None)
-    arrays.pop("probability", None)  # exact-path blobs stored before grouping
-    found: dict[str, dict[str, NDArray[Any]]] = {}
-    for name, values in arrays.items():
-        method, _, field = name.rpartition("/")
-        found.setdefault(method, {})[field] = (
-            values if frequency is None else np.repeat(values, frequency))
-    return found
-
-
-def cell_estimates(run_dir: str | Path, study: str, params: Mapping[str, Any]
-                   ) -> dict[str, dict[str, NDArray[Any]]]:
-    """The per-replicate estimates of one Monte Carlo cell of a stored run.
-
-    Reads that cell's estimates alone from the run's store (by its key,
-    `studies.engine.seeding.cell_key`) and decodes them (`decode_estimates`).
-
-    Raises
-    ------
-    ValueError
-        When ``run_dir`` holds no run, or the run has no such cell with estimates, or they
-        are damaged.
-    """
-    store = existing_store(Path(run_dir), name="run_dir")
-    wanted = dict(params)
-    try:
-        blob = store.cell_estimates(study, seeding.cell_key(study, wanted))
-    finally:
-        store.close()
-    if blob is None:
-        raise ValueError(f"`run_dir` {run_dir} must hold cell {wanted} of study {study!r}; it "
-                         "does not.")
-    if not blob:
-        raise ValueError(f"cell {wanted} of study {study!r} in {run_dir} has no per-replicate "
-                         "estimates (an exact-path cell).")
-    try:
-        return decode_estimates(blob)
-    except (ValueError, KeyError, EOFError, OSError, zipfile.BadZipFile) as error:
-        # damage inside a blob passes SQLite's checks; the archive's checksums catch it
-        raise damaged("run_dir", Path(run_dir), f"the estimates of cell {wanted} of study "
-                      f"{study!r} cannot be decoded: {type(error).__name__}: {error}") from None
-
-
 # --------------------------------------------------------------------------------------------
 # Selecting cells
 
@@ -374,7 +308,7 @@ def _zip(figure: Figure, study: Study, result: StudyResult, options: dict[str, A
         raise _Selection(_nothing(figure, study) + " (a zip plot needs a Monte Carlo cell)")
     cell = cells[int(chosen[0])]
     if cell.estimates:
-        estimates = decode_estimates(cell.estimates)
+        estimates = per_replicate(cell.estimates)
     elif run_dir is not None:
         estimates = cell_estimates(run_dir, study.name, cell.params)
     else:

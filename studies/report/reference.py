@@ -11,7 +11,7 @@ was clean), start, end and wall time, and the machine, and the commit whose clai
 again). Studies judged at different times
 (a cheap grid today, a long one on a larger machine tomorrow) accumulate; recording a study
 again replaces its files. ``index.md`` lists every study's verdicts and provenance, and names
-the registered studies not recorded yet.
+the suite's studies not recorded yet.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from studies.engine import Verdict, run_state
 from studies.engine.provenance import git_state
 from studies.engine.store import DB_NAME, existing_store
 from studies.report.tables import claims_table
-from studies.suite import study_names
+from studies.suite import suite_study_names
 
 __all__ = ["REFERENCE_COLUMNS", "record"]
 
@@ -121,7 +121,7 @@ def _write_index(target: Path) -> None:
              "Each study's claims judged on a finished run (`evalcert study reference`): "
              "status, detectable deviation and resolution, and the run they come from.", ""]
     recorded = {path.stem for path in target.glob("*.json")}
-    missing = [name for name in study_names() if name not in recorded]
+    missing = [name for name in suite_study_names() if name not in recorded]
     if missing:
         lines += [f"Not recorded yet: {', '.join(missing)}.", ""]
     for meta_path in sorted(target.glob("*.json")):

@@ -1,6 +1,8 @@
 """The study suite: one module per study, each declaring its ADEMP as a `Study`.
 
-Studies are registered by name in `registry` and imported only when used:
+Each module here that binds a `Study` to ``STUDY`` is a study of that name, found by
+`registry` (as are installed packages' studies, entry-point group ``evalcert.studies``) and
+imported only when used; ``evalcert study new NAME`` writes a new one from `template`:
 
 ``coverage_proportion``, ``coverage_f1``, ``coverage_f1_exact``
     coverage and width of the binomial and F1 confidence intervals;
@@ -20,11 +22,14 @@ Studies are registered by name in `registry` and imported only when used:
 """
 
 from studies.suite.registry import (
-    STUDY_MODULES,
+    ENTRY_POINT_GROUP,
     SUITE_FALSE_ALARM,
     claim_false_alarm,
     get_study,
     study_names,
+    study_sources,
+    suite_study_names,
 )
 
-__all__ = ["STUDY_MODULES", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study", "study_names"]
+__all__ = ["ENTRY_POINT_GROUP", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study",
+           "study_names", "study_sources", "suite_study_names"]

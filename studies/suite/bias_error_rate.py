@@ -499,6 +499,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 
 STUDY = Study(
     name="bias_error_rate",
+    ademp=__doc__,
     version="1",
     grids={"quick": Grid(_QUICK, n_replicates=2_000), "full": Grid(_FULL, n_replicates=2_000)},
     truth=truth,

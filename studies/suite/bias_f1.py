@@ -172,6 +172,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 
 STUDY = Study(
     name="bias_f1",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"n": [10, 30, 100, 300], "prevalence": [0.05, 0.2, 0.5],

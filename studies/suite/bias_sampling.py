@@ -240,6 +240,7 @@ FIGURES = (
 
 STUDY = Study(
     name="bias_sampling",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"sizes": [[200, 50, 20], [1000, 200, 40]],

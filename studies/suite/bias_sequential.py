@@ -221,6 +221,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 
 STUDY = Study(
     name="bias_sequential",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"n": [200, 500], "prevalence": [0.2, 0.3], "rho": [0.0, 0.9],

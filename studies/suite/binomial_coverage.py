@@ -131,6 +131,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 
 STUDY = Study(
     name="binomial_coverage",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"n": [10, 30, 100], "p": [0.05, 0.1, 0.3, 0.5],

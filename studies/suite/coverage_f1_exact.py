@@ -210,6 +210,7 @@ FIGURES = (
 
 STUDY = Study(
     name="coverage_f1_exact",
+    ademp=__doc__,
     version="3",
     grids={
         "quick": Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.15, 0.5],

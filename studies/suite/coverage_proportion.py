@@ -544,6 +544,7 @@ FIGURES = (
 
 STUDY = Study(
     name="coverage_proportion",
+    ademp=__doc__,
     version="2",
     grids={
         "quick": _grid([5, 10, 20, 30, 50, 100], 99),

@@ -987,6 +987,7 @@ _FULL = {"n": [100, 200, 500, 1000, 2000], "k": [1, 2, 3, 5], "model": [*MODELS,
 
 STUDY = Study(
     name="gain_budget",
+    ademp=__doc__,
     version="1",
     grids={"quick": Grid(_QUICK, n_replicates=600), "full": Grid(_FULL, n_replicates=10_000)},
     truth=truth,

@@ -115,6 +115,7 @@ FIGURES = (
 
 STUDY = Study(
     name="mean_bias",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"distribution": list(_MEANS), "n": [5, 20, 100]}, n_replicates=8_000),

@@ -39,10 +39,10 @@ Performance measures
     and false positives; recall: true positives and false negatives; F1: true positives and
     errors); every outcome is enumerated with its probability except the least likely ones
     whose total probability is below ``DROPPED = 1e-7`` (left out, the rest renormalised),
-    and its pass probability is the exact power at the population (`estimators.power`), so
-    the pass rate carries no Monte Carlo error. **Monte Carlo path** (``path="monte-carlo"``):
-    samples drawn, test sets drawn and certified; it estimates the same numbers within its
-    MCSE, which the tests check.
+    and its pass probability is the exact power at the population
+    (`estimators.certification_power`), so the pass rate carries no Monte Carlo error.
+    **Monte Carlo path** (``path="monte-carlo"``): samples drawn, test sets drawn and
+    certified; it estimates the same numbers within its MCSE, which the tests check.
 
 Findings
     Written from each run by `findings`: each measure's exact pass rate among attempts at
@@ -70,7 +70,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from estimators import certification_sample_size, f1_ci, power, proportion_ci
+from estimators import certification_power, certification_sample_size, f1_ci, proportion_ci
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.engine.findings import versus_paper
@@ -227,8 +227,9 @@ def _certified(method: str, data: Any, params: Params) -> Estimates:
     cells = population(float(params["prevalence"]), float(params["f1"]))
     if exact:
         truth = tuple(float(c) for c in cells)
-        chance = {s: power(measure, int(s), theta, truth=truth, interval=interval,
-                           confidence_level=LEVEL) for s in np.unique(size[planned])}
+        chance = {s: certification_power(measure, int(s), theta, truth=truth,
+                                         interval=interval, confidence_level=LEVEL)
+                  for s in np.unique(size[planned])}
         passed[planned] = [chance[s] for s in size[planned]]
     elif planned.size:
         # one stream for the cell's test sets, from the first replicate's seed
@@ -368,6 +369,7 @@ def findings(result: Any, summary: Sequence[Mapping[str, Any]]) -> list[str]:
 
 STUDY = Study(
     name="power_calibration_exact",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"prevalence": [0.15], "f1": [0.85], "certified": ["accuracy", "recall"],

@@ -1,66 +1,142 @@
-"""The registry of studies: name -> module, imported only when used.
+"""Finding studies: the suite's own modules, installed packages, and import paths.
 
-A study is also accepted by import path ``package.module:ATTRIBUTE`` (a `Study` object), so a
-project can run its own studies through the engine without registering them here.
+Studies are discovered, not listed:
+
+* every module of `studies.suite` (its directories on ``studies.suite.__path__``) that binds a
+  `Study` to the module-level name ``STUDY`` is the study of that name (other `Study` objects
+  a module builds, such as a variant for another data source, are not registered);
+* an installed package registers studies through the entry-point group ``evalcert.studies``:
+  ``name = "package.module:ATTRIBUTE"`` naming a `Study` (its ``name`` must equal the entry
+  point's name);
+* on the command line, ``package.module:ATTRIBUTE`` names a `Study` anywhere.
+
+Modules are imported only when a study is asked for by name or the whole list is wanted.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
+import pkgutil
+from importlib import metadata
 
 from studies.engine.design import Study
 from studies.engine.loading import load_study
 
-__all__ = ["STUDY_MODULES", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study", "study_names"]
+__all__ = ["ENTRY_POINT_GROUP", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study",
+           "study_names", "study_sources", "suite_study_names"]
 
-# The probability that a run of the registered suite shows a FAILS verdict on Monte Carlo noise
-# alone when every claim is true, split equally over the suite's claims.
+# The probability that a run of the suite's own studies (`suite_study_names`) shows a FAILS
+# verdict on Monte Carlo noise alone when every claim is true, split equally over their claims.
 SUITE_FALSE_ALARM = 0.01
 
-# Registered studies: name -> the module defining it as STUDY. Keep sorted.
-STUDY_MODULES: dict[str, str] = {
-    "bias_error_rate": "studies.suite.bias_error_rate",
-    "bias_f1": "studies.suite.bias_f1",
-    "bias_sampling": "studies.suite.bias_sampling",
-    "bias_sequential": "studies.suite.bias_sequential",
-    "binomial_coverage": "studies.suite.binomial_coverage",
-    "coverage_f1": "studies.suite.coverage_f1",
-    "coverage_f1_exact": "studies.suite.coverage_f1_exact",
-    "coverage_proportion": "studies.suite.coverage_proportion",
-    "gain_budget": "studies.suite.gain_budget",
-    "mean_bias": "studies.suite.mean_bias",
-    "power_calibration": "studies.suite.power_calibration",
-    "power_calibration_exact": "studies.suite.power_calibration_exact",
-    "stopping_policies": "studies.suite.stopping_policies",
-    "stratified_vs_pooled": "studies.suite.stratified_vs_pooled",
-}
+# Installed packages name their studies in this entry-point group.
+ENTRY_POINT_GROUP = "evalcert.studies"
+
+# Modules of studies.suite that are machinery, not studies.
+_NOT_STUDIES = frozenset({"registry", "template"})
 
 
-def study_names() -> tuple[str, ...]:
-    """Names of the registered studies."""
-    return tuple(sorted(STUDY_MODULES))
+def _suite_modules() -> dict[str, str]:
+    """Name -> import path of every public module in `studies.suite`'s directories."""
+    suite = importlib.import_module("studies.suite")
+    return {info.name: f"studies.suite.{info.name}"
+            for info in sorted(pkgutil.iter_modules(suite.__path__), key=lambda i: i.name)
+            if not info.name.startswith("_") and info.name not in _NOT_STUDIES
+            and not info.ispkg}
 
 
-def get_study(name: str) -> Study:
-    """The study registered as ``name`` (or at import path ``module:ATTRIBUTE``).
+@functools.cache
+def _module_study(module: str) -> Study | None:
+    """The module's ``STUDY``, or None when it binds none (a helper module of the suite)."""
+    found = getattr(importlib.import_module(module), "STUDY", None)
+    if found is not None and not isinstance(found, Study):
+        raise ValueError(f"`STUDY` of module {module} must be a Study; got "
+                         f"{type(found).__name__}.")
+    return found
+
+
+def _entry_points() -> dict[str, str]:
+    """Name -> ``module:ATTRIBUTE`` of the studies installed packages register."""
+    return {point.name: point.value
+            for point in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def study_sources() -> dict[str, str]:
+    """Every discovered study's name and where it is defined (``module:ATTRIBUTE``), sorted.
+
+    Imports each module of `studies.suite` to see whether it defines a study (cached); the
+    installed packages' studies are read from their entry points without importing them.
 
     Raises
     ------
     ValueError
-        If the name is unknown (the message lists the registered ones).
+        When a suite module's ``STUDY`` is named unlike its module, or an installed package
+        registers a name the suite already has.
+    """
+    found: dict[str, str] = {}
+    for name, module in _suite_modules().items():
+        study = _module_study(module)
+        if study is None:
+            continue
+        if study.name != name:
+            raise ValueError(f"`name` of the study in {module} must be its module's name "
+                             f"{name!r}; got {study.name!r}.")
+        found[name] = f"{module}:STUDY"
+    for name, path in _entry_points().items():
+        if name in found:
+            raise ValueError(f"entry point {name!r} of group {ENTRY_POINT_GROUP} must not "
+                             f"reuse the name of the suite's study at {found[name]}; got "
+                             f"{path!r}.")
+        found[name] = path
+    return dict(sorted(found.items()))
+
+
+def study_names() -> tuple[str, ...]:
+    """Names of the discovered studies (the suite's and installed packages'), sorted."""
+    return tuple(study_sources())
+
+
+def suite_study_names() -> tuple[str, ...]:
+    """Names of the studies of `studies.suite` itself (no installed package's)."""
+    return tuple(name for name, path in study_sources().items()
+                 if path.startswith("studies.suite."))
+
+
+def get_study(name: str) -> Study:
+    """The study called ``name``, or the one at import path ``module:ATTRIBUTE``.
+
+    A suite module of that name is imported alone; only an unknown name lists them all.
+
+    Raises
+    ------
+    ValueError
+        If the name is unknown (the message lists the discovered ones).
     """
     if ":" in name:
         return load_study(name)
-    if name not in STUDY_MODULES:
-        raise ValueError(
-            f"`study` must be one of {', '.join(study_names())}; got {name!r}.")
-    return load_study(f"{STUDY_MODULES[name]}:STUDY")
+    module = f"studies.suite.{name}"
+    if (name.isidentifier() and not name.startswith("_") and name not in _NOT_STUDIES
+            and importlib.util.find_spec(module) is not None):
+        study = _module_study(module)
+        if study is not None and study.name == name:
+            return study
+    points = _entry_points()
+    if name in points:
+        study = load_study(points[name])
+        if study.name != name:
+            raise ValueError(f"`name` of the study at entry point {name!r} "
+                             f"({points[name]}) must be {name!r}; got {study.name!r}.")
+        return study
+    raise ValueError(f"`study` must be one of {', '.join(study_names())}; got {name!r}.")
 
 
 @functools.cache
 def claim_false_alarm() -> float:
     """Each claim's share of the suite's false-alarm budget: ``SUITE_FALSE_ALARM`` over the
-    number of claims of the registered studies (Bonferroni), the rate `evaluate_claims`
-    judges a claim at when it states none."""
-    count = sum(len(get_study(name).claims) for name in STUDY_MODULES)
+    number of claims of the suite's own studies (Bonferroni), the rate `evaluate_claims`
+    judges a claim at when it states none. An installed package's studies are judged at the
+    same share and do not change it, so verdicts do not depend on what else is installed."""
+    count = sum(len(get_study(name).claims) for name in suite_study_names())
     return SUITE_FALSE_ALARM / max(count, 1)

@@ -1343,6 +1343,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 
 STUDY = Study(
     name="stratified_vs_pooled",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"relevant": [5, 40, 300, 2000], "submitted": [250, 1000, 4000],
