@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from estimators import certification_sample_size, power, proportion_ci
+from estimators import certification_power, certification_sample_size, proportion_ci
 from estimators.assurance import Conditional, CountLaw
 
 SAMPLE = (90, 10, 10, 890)
@@ -116,7 +116,8 @@ def table_requests() -> None:
             cells.append("-")
         else:
             interval = "jaccard-clopper-pearson" if measure == "f1" else None
-            chance = power(measure, margin, target, confusion=SAMPLE, interval=interval)
+            chance = certification_power(measure, margin, target, confusion=SAMPLE,
+                                         interval=interval)
             cells.append(f"{margin:,} ({chance:.3f})")
         cells.append(f"{t_srs:.2f} s / {t_strat:.2f} s / {t_finite:.2f} s")
         print(f"| {measure} >= {target} | " + " | ".join(cells) + " |")

@@ -8,8 +8,8 @@ from estimators.certification import (
     CERTIFICATION_MEASURES,
     CertificationPlan,
     PowerCurve,
+    certification_power,
     certification_sample_size,
-    power,
 )
 from estimators.confusion import ConfusionMatrix, WeightedTotal, optimal_threshold
 from estimators.fmeasure import (
@@ -94,6 +94,7 @@ __all__ = [
     "WeightedTotal",
     "allocate",
     "budget_positives",
+    "certification_power",
     "certification_sample_size",
     "confusion_posterior",
     "cumulative_gain_estimate",
@@ -102,7 +103,6 @@ __all__ = [
     "gain_table",
     "optimal_threshold",
     "pooled_estimate",
-    "power",
     "proportion_ci",
     "recall_ci",
     "recall_from_segments",

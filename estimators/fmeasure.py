@@ -263,7 +263,8 @@ class F1Estimate:
         tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
         if method in _EXACT:
             low, high = _EXACT[method](self, level, alternative)
-            return Interval(self._out(low), self._out(high), method, level, alternative)
+            return Interval(low=self._out(low), high=self._out(high), method=method,
+                            confidence_level=level, alternative=alternative)
         if method in ("delta", "logit-delta"):
             low, high = _NORMAL[method](self._point(), self._variance(), tail)
         else:
@@ -275,7 +276,8 @@ class F1Estimate:
             high = np.where(np.isnan(low), np.nan, 1.0)
         elif alternative == "less":
             low = np.where(np.isnan(high), np.nan, 0.0)
-        return Interval(self._out(low), self._out(high), method, level, alternative)
+        return Interval(low=self._out(low), high=self._out(high), method=method,
+                        confidence_level=level, alternative=alternative)
 
 
 def _delta_bounds(f: Array, var: Array, tail: float) -> tuple[Array, Array]:

@@ -11,6 +11,8 @@ from numpy.typing import NDArray
 
 from estimators import _validation as check
 
+__all__ = ["Bound", "Interval"]
+
 Bound = float | NDArray[np.float64]
 
 

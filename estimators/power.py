@@ -64,7 +64,8 @@ POSTERIORS: tuple[str, ...] = ("known-share", "dirichlet")
 # Confidence level of the reported Monte Carlo interval for the planned test size.
 MC_INTERVAL_LEVEL = 0.95
 # The Monte Carlo interval of an unreachable plan: no finite size.
-_NO_SIZE = Interval(math.inf, math.inf, "order-statistic", MC_INTERVAL_LEVEL)
+_NO_SIZE = Interval(low=math.inf, high=math.inf, method="order-statistic",
+                    confidence_level=MC_INTERVAL_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -242,14 +243,15 @@ def confusion_posterior(confusion: Any, *, retrieved_share: float | None = None,
         if share is not None:
             raise ValueError("`retrieved_share` must be None with posterior='dirichlet' (the "
                              f"share is then uncertain); got {check.show(retrieved_share)}.")
-        return ConfusionPosterior(tp, fp, fn, tn, (1 + tp + fp) / (2 + tp + fp + fn + tn),
-                                  model)
+        return ConfusionPosterior(tp=tp, fp=fp, fn=fn, tn=tn,
+                                  retrieved_share=(1 + tp + fp) / (2 + tp + fp + fn + tn),
+                                  model=model)
     if share is None:
         if tp + fp + fn + tn == 0:
             raise ValueError("`retrieved_share` must be given when `confusion` holds no "
                              "document (the sample's retrieved share is undefined); got None.")
         share = (tp + fp) / (tp + fp + fn + tn)
-    return ConfusionPosterior(tp, fp, fn, tn, share, model)
+    return ConfusionPosterior(tp=tp, fp=fp, fn=fn, tn=tn, retrieved_share=share, model=model)
 
 
 def _share(retrieved_share: Any) -> float | None:
@@ -262,7 +264,7 @@ def _share(retrieved_share: Any) -> float | None:
     return share
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _ThetaStarCurve:
     """theta_star as a function of test size, with common random numbers.
 
@@ -356,8 +358,9 @@ def _curve(posterior: ConfusionPosterior, *, confidence_level: float, power: flo
     posterior_seed, sampling_seed, share_seed = seed.spawn(3)
     r1, r0 = posterior.draw(draws, rng=posterior_seed)
     q = posterior.draw_share(draws, rng=share_seed)
-    return _ThetaStarCurve(posterior, r1, r0, q, sampling_seed, confidence_level, 1.0 - power,
-                           method)
+    return _ThetaStarCurve(posterior=posterior, r1=r1, r0=r0, q=q, sampling_seed=sampling_seed,
+                           confidence_level=confidence_level, quantile=1.0 - power,
+                           method=method)
 
 
 def _root_seed(rng: Any) -> np.random.SeedSequence:
@@ -514,7 +517,7 @@ def _plan_once(curve: _ThetaStarCurve, target: float, *, tolerance: float | None
                 if high_rank <= curve.draws else 1)
     size_high = (_first_size_at_least(at_rank(low_rank), target, None, max_test_size)
                  if low_rank >= 1 and curve.limit(low_rank) > target else None)
-    interval = Interval(float(size_low if size_low is not None else size),
-                        float(size_high) if size_high is not None else math.inf,
-                        "order-statistic", MC_INTERVAL_LEVEL)
+    interval = Interval(low=float(size_low if size_low is not None else size),
+                        high=float(size_high) if size_high is not None else math.inf,
+                        method="order-statistic", confidence_level=MC_INTERVAL_LEVEL)
     return size, curve.order_statistic(size, curve.rank), limit, interval, ""

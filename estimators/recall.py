@@ -399,5 +399,7 @@ def recall_ci(
         low, high = _delta_bounds(q, counts, sizes, level, alternative,
                                   bool(finite_population))
     if not shape:
-        return Interval(float(low), float(high), method, level, alternative)
-    return Interval(low, high, method, level, alternative)
+        return Interval(low=float(low), high=float(high), method=method, confidence_level=level,
+                        alternative=alternative)
+    return Interval(low=low, high=high, method=method, confidence_level=level,
+                    alternative=alternative)

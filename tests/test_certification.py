@@ -55,7 +55,7 @@ from estimators import (
     theta_star,
 )
 from estimators.assurance import Conditional, CountLaw
-from estimators.certification import power
+from estimators.certification import certification_power
 from estimators.power import LOSCI_METHODS
 from estimators.proportion import PROPORTION_METHODS
 
@@ -252,7 +252,7 @@ def test_srs_power_at_a_known_population_equals_enumeration(measure, interval):
     for truth in TRUTHS:
         for size in SIZES:
             for theta in THETAS:
-                found = power(measure, size, theta, truth=truth, interval=interval)
+                found = certification_power(measure, size, theta, truth=truth, interval=interval)
                 expected = srs_reference(measure, size, theta, interval, truth=truth)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (truth, size, theta)
 
@@ -262,7 +262,8 @@ def test_srs_assurance_over_the_dirichlet_posterior_equals_enumeration(measure, 
     for confusion in CONFUSIONS:
         for size in SIZES:
             for theta in THETAS:
-                found = power(measure, size, theta, confusion=confusion, interval=interval)
+                found = certification_power(measure, size, theta, confusion=confusion,
+                                            interval=interval)
                 expected = srs_reference(measure, size, theta, interval, confusion=confusion)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (confusion, size,
                                                                           theta)
@@ -270,8 +271,8 @@ def test_srs_assurance_over_the_dirichlet_posterior_equals_enumeration(measure, 
 
 def test_power_of_an_empty_test_set_is_zero():
     for measure in GROUPS:
-        assert power(measure, 0, 0.02, truth=TRUTHS[0]) == 0.0
-        assert power(measure, 0, 0.02, confusion=CONFUSIONS[0]) == 0.0
+        assert certification_power(measure, 0, 0.02, truth=TRUTHS[0]) == 0.0
+        assert certification_power(measure, 0, 0.02, confusion=CONFUSIONS[0]) == 0.0
 
 
 # Finite collections of 30 and 200 documents (even sizes, so that theta = 0.5 is a multiple of
@@ -287,13 +288,13 @@ def test_finite_population_accuracy_equals_enumeration(interval):
         for size in sizes:
             for theta in THETAS:
                 for truth in truths:
-                    found = power("accuracy", size, theta, truth=truth, interval=interval,
-                                  population_size=population)
+                    found = certification_power("accuracy", size, theta, truth=truth,
+                                                interval=interval, population_size=population)
                     expected = finite_srs_reference("accuracy", size, theta, interval,
                                                     population, truth=truth)
                     assert found == pytest.approx(expected, abs=TOL, rel=0), (truth, size)
-                found = power("accuracy", size, theta, confusion=CONFUSIONS[0],
-                              interval=interval, population_size=population)
+                found = certification_power("accuracy", size, theta, confusion=CONFUSIONS[0],
+                                            interval=interval, population_size=population)
                 expected = finite_srs_reference("accuracy", size, theta, interval, population,
                                                 confusion=CONFUSIONS[0])
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (size, theta)
@@ -308,14 +309,14 @@ def test_finite_population_precision_and_elusion_equal_enumeration(measure):
     for size in (0, 1, 2, 7, 15, 29, 30):
         for theta in THETAS:
             for truth in truths:
-                found = power(measure, size, theta, truth=truth, population_size=30,
-                              segment_sizes=segments)
+                found = certification_power(measure, size, theta, truth=truth, population_size=30,
+                                            segment_sizes=segments)
                 expected = finite_srs_reference(measure, size, theta, "hypergeometric", 30,
                                                 truth=truth, segments=segments)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (truth, size, theta)
             for confusion in CONFUSIONS[:3]:
-                found = power(measure, size, theta, confusion=confusion, population_size=30,
-                              segment_sizes=segments)
+                found = certification_power(measure, size, theta, confusion=confusion,
+                                            population_size=30, segment_sizes=segments)
                 expected = finite_srs_reference(measure, size, theta, "hypergeometric", 30,
                                                 confusion=confusion, segments=segments)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (confusion, size,
@@ -339,8 +340,9 @@ def test_stratified_power_at_a_known_population_equals_enumeration(measure, inte
     for truth in STRATIFIED_TRUTHS:
         for n1, n0 in STRATIFIED_SIZES:
             for theta in THETAS:
-                found = power(measure, (n1, n0), theta, truth=truth, design="stratified",
-                              interval=interval, segment_sizes=(400, 600))
+                found = certification_power(measure, (n1, n0), theta, truth=truth,
+                                            design="stratified", interval=interval,
+                                            segment_sizes=(400, 600))
                 expected = stratified_reference(measure, n1, n0, theta, interval, (400, 600),
                                                 truth=truth)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (truth, n1, n0,
@@ -353,9 +355,9 @@ def test_stratified_power_in_a_finite_population_equals_enumeration(measure, int
     for truth in FINITE_STRATIFIED_TRUTHS:
         for n1, n0 in FINITE_STRATIFIED_SIZES:
             for theta in THETAS:
-                found = power(measure, (n1, n0), theta, truth=truth, design="stratified",
-                              interval=interval, population_size=80,
-                              segment_sizes=FINITE_SEGMENTS)
+                found = certification_power(measure, (n1, n0), theta, truth=truth,
+                                            design="stratified", interval=interval,
+                                            population_size=80, segment_sizes=FINITE_SEGMENTS)
                 expected = stratified_reference(measure, n1, n0, theta, interval,
                                                 FINITE_SEGMENTS, truth=truth, finite=True)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (truth, n1, n0,
@@ -376,9 +378,9 @@ def test_stratified_assurance_over_the_segment_posteriors_equals_enumeration(
     for confusion in CONFUSIONS[:3]:
         for n1, n0 in sizes:
             for theta in THETAS:
-                found = power(measure, (n1, n0), theta, confusion=confusion,
-                              design="stratified", interval=interval,
-                              population_size=population, segment_sizes=segments)
+                found = certification_power(measure, (n1, n0), theta, confusion=confusion,
+                                            design="stratified", interval=interval,
+                                            population_size=population, segment_sizes=segments)
                 expected = stratified_reference(measure, n1, n0, theta, interval, segments,
                                                 confusion=confusion,
                                                 finite=population is not None)
@@ -391,22 +393,23 @@ def test_stratified_precision_and_elusion_equal_enumeration(measure):
     for n1, n0 in STRATIFIED_SIZES:
         for theta in THETAS:
             for truth in STRATIFIED_TRUTHS:
-                found = power(measure, (n1, n0), theta, truth=truth, design="stratified",
-                              segment_sizes=(400, 600))
+                found = certification_power(measure, (n1, n0), theta, truth=truth,
+                                            design="stratified", segment_sizes=(400, 600))
                 expected = stratified_reference(measure, n1, n0, theta, "clopper-pearson",
                                                 (400, 600), truth=truth)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (truth, n1, n0)
             for confusion in CONFUSIONS[:3]:
-                found = power(measure, (n1, n0), theta, confusion=confusion,
-                              design="stratified", segment_sizes=(400, 600))
+                found = certification_power(measure, (n1, n0), theta, confusion=confusion,
+                                            design="stratified", segment_sizes=(400, 600))
                 expected = stratified_reference(measure, n1, n0, theta, "clopper-pearson",
                                                 (400, 600), confusion=confusion)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (confusion, n1, n0)
     for n1, n0 in FINITE_STRATIFIED_SIZES:
         for theta in THETAS:
             for truth in FINITE_STRATIFIED_TRUTHS:
-                found = power(measure, (n1, n0), theta, truth=truth, design="stratified",
-                              population_size=80, segment_sizes=FINITE_SEGMENTS)
+                found = certification_power(measure, (n1, n0), theta, truth=truth,
+                                            design="stratified", population_size=80,
+                                            segment_sizes=FINITE_SEGMENTS)
                 expected = stratified_reference(measure, n1, n0, theta, "hypergeometric",
                                                 FINITE_SEGMENTS, truth=truth, finite=True)
                 assert found == pytest.approx(expected, abs=TOL, rel=0), (truth, n1, n0)
@@ -589,7 +592,7 @@ def test_logit_delta_pass_region_is_not_an_upper_set_and_is_refused():
     low = f1_ci([4, 5], [1, 0], 0, 0, method="logit-delta", alternative="greater").low
     assert low[0] > 0.5 and np.isnan(low[1])
     with pytest.raises(ValueError, match="`interval` must not be 'logit-delta'"):
-        power("f1", 10, 0.5, confusion=(60, 20, 25, 395), interval="logit-delta")
+        certification_power("f1", 10, 0.5, confusion=(60, 20, 25, 395), interval="logit-delta")
 
 
 @pytest.mark.parametrize("method", [m for m in LOSCI_METHODS if m != "logit-delta"])
@@ -637,17 +640,19 @@ def _simulate(case: str, rng: np.random.Generator) -> tuple[float, float]:
         cells = rng.multinomial(size, truth, size=REPLICATES)
         low = proportion_ci(cells[:, 0] + cells[:, 3], size, method="clopper-pearson",
                             alternative="greater").low
-        return power("accuracy", size, theta, truth=truth), clears(low, theta).mean()
+        return (certification_power("accuracy", size, theta, truth=truth),
+                clears(low, theta).mean())
     if case == "recall-dirichlet":
         confusion, size, theta = (60, 20, 25, 395), 300, 0.55
         cells = rng.multinomial(size, rng.dirichlet(np.add(confusion, 0.5), REPLICATES))
         low = recall_ci(*cells.T, alternative="greater").low
-        return power("recall", size, theta, confusion=confusion), clears(low, theta).mean()
+        return (certification_power("recall", size, theta, confusion=confusion),
+                clears(low, theta).mean())
     if case == "f1-delta-dirichlet":
         confusion, size, theta = (60, 20, 25, 395), 400, 0.6
         cells = rng.multinomial(size, rng.dirichlet(np.add(confusion, 0.5), REPLICATES))
         low = f1_ci(*cells.T, method="delta", alternative="greater").low
-        return (power("f1", size, theta, confusion=confusion, interval="delta"),
+        return (certification_power("f1", size, theta, confusion=confusion, interval="delta"),
                 clears(low, theta).mean())
     if case == "f1-segments-known-share":
         confusion, (n1, n0), theta, segments = (60, 20, 25, 395), (120, 200), 0.55, (1600, 8400)
@@ -656,15 +661,16 @@ def _simulate(case: str, rng: np.random.Generator) -> tuple[float, float]:
         tp, fn = rng.binomial(n1, r1), rng.binomial(n0, r0)
         low = f1_ci(tp, n1 - tp, fn, n0 - fn, method="segments-clopper-pearson",
                     design="stratified", population_sizes=segments, alternative="greater").low
-        return (power("f1", (n1, n0), theta, confusion=confusion, design="stratified",
-                      segment_sizes=segments), clears(low, theta).mean())
+        return (certification_power("f1", (n1, n0), theta, confusion=confusion,
+                                    design="stratified", segment_sizes=segments),
+                clears(low, theta).mean())
     if case == "accuracy-finite":
         truth, size, theta = (90, 5, 5, 100), 120, 0.92
         population = np.repeat([1, 0, 0, 1], truth)  # 1: a correct document
         drawn = rng.permuted(np.tile(population, (REPLICATES, 1)), axis=1)[:, :size]
         low = proportion_ci(drawn.sum(axis=1), size, method="hypergeometric",
                             population_size=200, alternative="greater").low
-        return (power("accuracy", size, theta, truth=truth, population_size=200),
+        return (certification_power("accuracy", size, theta, truth=truth, population_size=200),
                 clears(low, theta).mean())
     assert case == "recall-segments-finite"
     truth, (n1, n0), theta = (20, 10, 5, 45), (15, 25), 0.5
@@ -673,8 +679,8 @@ def _simulate(case: str, rng: np.random.Generator) -> tuple[float, float]:
     low = recall_ci(tp, n1 - tp, fn, n0 - fn, method="segments-hypergeometric",
                     design="stratified", population_sizes=FINITE_SEGMENTS,
                     alternative="greater").low
-    return (power("recall", (n1, n0), theta, truth=truth, design="stratified",
-                  population_size=80, segment_sizes=FINITE_SEGMENTS),
+    return (certification_power("recall", (n1, n0), theta, truth=truth, design="stratified",
+                                population_size=80, segment_sizes=FINITE_SEGMENTS),
             clears(low, theta).mean())
 
 
@@ -725,7 +731,7 @@ def test_power_saw_tooth_is_reported_by_the_plan():
     confusion, theta, goal = SAW["confusion"], SAW["theta"], SAW["goal"]
 
     def at(size):
-        return power("accuracy", size, theta, confusion=confusion)
+        return certification_power("accuracy", size, theta, confusion=confusion)
 
     # the saw-tooth itself, and that the references see it too
     assert at(47) < at(46)
@@ -804,7 +810,7 @@ def test_plan_achieves_the_power_it_reports(measure, target, options):
                      if k in ("design", "interval", "population_size", "segment_sizes")}
 
     def at(size):
-        return power(measure, size, target, confusion=CONFUSION, **given_options)
+        return certification_power(measure, size, target, confusion=CONFUSION, **given_options)
 
     achieved = at(_plan_size(plan))
     assert achieved >= goal
@@ -858,8 +864,8 @@ def test_finite_accuracy_plans_never_exceed_the_population_and_shrink_with_it():
         sizes[population] = plan.test_size
         if population is not None:
             assert plan.test_size <= plan.search_limit <= population
-            assert power("accuracy", plan.test_size, 0.82, confusion=CONFUSION,
-                         population_size=population) == plan.achieved_power
+            assert certification_power("accuracy", plan.test_size, 0.82, confusion=CONFUSION,
+                                       population_size=population) == plan.achieved_power
     assert sizes[2_000] <= sizes[20_000] <= sizes[200_000] <= sizes[None]
     assert sizes[2_000] < sizes[None]
     # a collection smaller than the infinite plan: the census certifies when the posterior
@@ -963,9 +969,9 @@ def test_stratified_allocation_follows_the_labelling_cost():
     for plan in (cheap_unretrieved, dear_unretrieved):
         c1, c0 = plan.cost
         assert plan.total_cost == c1 * plan.retrieved_size + c0 * plan.unretrieved_size
-        assert power("recall", (plan.retrieved_size, plan.unretrieved_size), 0.5,
-                     confusion=CONFUSION, design="stratified",
-                     segment_sizes=STRATA) == plan.achieved_power >= 0.93
+        assert certification_power("recall", (plan.retrieved_size, plan.unretrieved_size), 0.5,
+                                   confusion=CONFUSION, design="stratified",
+                                   segment_sizes=STRATA) == plan.achieved_power >= 0.93
     # each plan is no dearer, at its own costs, than the other's allocation
     for plan, other in ((cheap_unretrieved, dear_unretrieved),
                         (dear_unretrieved, cheap_unretrieved)):
@@ -986,11 +992,11 @@ def test_power_is_a_probability_and_equals_enumeration(measure, size, theta, wei
                                                        from_sample):
     interval = "jaccard-clopper-pearson" if measure == "f1" else "clopper-pearson"
     if from_sample:
-        found = power(measure, size, theta, confusion=weights, interval=interval)
+        found = certification_power(measure, size, theta, confusion=weights, interval=interval)
         expected = srs_reference(measure, size, theta, interval, confusion=weights)
     else:
         truth = [w / sum(weights) for w in weights]
-        found = power(measure, size, theta, truth=truth, interval=interval)
+        found = certification_power(measure, size, theta, truth=truth, interval=interval)
         expected = srs_reference(measure, size, theta, interval, truth=truth)
     assert 0.0 <= found <= 1.0
     assert found == pytest.approx(expected, abs=TOL, rel=0)
@@ -1005,7 +1011,7 @@ def test_power_tends_to_one_far_above_the_target(theta, gap, split):
     # falls 0.16 below p: probability at most exp(-2000 x 0.16^2) < 1e-22.
     p = min(theta + gap, 1.0)
     truth = (p * split, (1 - p) * split, (1 - p) * (1 - split), p * (1 - split))
-    assert power("accuracy", 1000, theta, truth=truth) >= 1 - 1e-12
+    assert certification_power("accuracy", 1000, theta, truth=truth) >= 1 - 1e-12
 
 
 @PROPERTY
@@ -1017,8 +1023,11 @@ def test_power_falls_as_the_target_rises(measure, size, thetas, weights):
     easier, harder = (high, low) if measure == "elusion" else (low, high)
     interval = "jaccard-clopper-pearson" if measure == "f1" else "clopper-pearson"
     # (equal thresholds reached along different Polya paths may differ by a rounding)
-    assert power(measure, size, easier, confusion=weights, interval=interval) >= power(
-        measure, size, harder, confusion=weights, interval=interval) - TOL
+    passes_easier = certification_power(measure, size, easier, confusion=weights,
+                                        interval=interval)
+    passes_harder = certification_power(measure, size, harder, confusion=weights,
+                                        interval=interval)
+    assert passes_easier >= passes_harder - TOL
 
 
 @PROPERTY
@@ -1033,9 +1042,9 @@ def test_assurance_lies_between_the_powers_at_the_posterior_quantiles(size, thet
     posterior = stats.beta(tp + tn + 1, fp + fn + 1)
 
     def at(p):
-        return power("accuracy", size, theta, truth=(p, 1 - p, 0.0, 0.0))
+        return certification_power("accuracy", size, theta, truth=(p, 1 - p, 0.0, 0.0))
 
-    assurance = power("accuracy", size, theta, confusion=weights)
+    assurance = certification_power("accuracy", size, theta, confusion=weights)
     assert (1 - eps) * at(posterior.ppf(eps)) - TOL <= assurance
     assert assurance <= (1 - eps) * at(posterior.ppf(1 - eps)) + eps + TOL
 

@@ -9,7 +9,11 @@ small made-up graphs too, so that they are seen to fail.
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("estimators", "studies.engine", "studies.suite", "studies.report", "studies.cli")
@@ -125,3 +129,31 @@ def test_the_checks_find_a_circle_and_an_upward_import():
              "estimators.power": {"studies.engine"}, "studies.cli.main": {"studies.report"}}
     assert upward_imports(graph) == [("estimators.power", "studies.engine"),
                                      ("studies.engine.runner", "studies.suite.registry")]
+
+
+PUBLIC_ESTIMATORS = sorted(name for name in modules() if name.startswith("estimators.")
+                           and not name.rsplit(".", 1)[-1].startswith("_"))
+
+
+def test_estimators_power_is_the_simulated_planner_module():
+    # a package attribute of the same name as a submodule would hide it
+    import estimators.power
+
+    assert inspect.ismodule(estimators.power)
+    assert estimators.power.__name__ == "estimators.power"
+
+
+@pytest.mark.parametrize("name", PUBLIC_ESTIMATORS)
+def test_every_name_a_public_module_exports_resolves(name):
+    module = importlib.import_module(name)
+    assert isinstance(module.__all__, list) and module.__all__
+    assert [n for n in module.__all__ if not hasattr(module, n)] == []
+
+
+def test_every_name_the_package_exports_is_importable():
+    import estimators
+
+    namespace: dict[str, object] = {}
+    exec("from estimators import *", namespace)
+    assert set(estimators.__all__) <= set(namespace)
+    assert not [n for n in estimators.__all__ if inspect.ismodule(namespace[n])]

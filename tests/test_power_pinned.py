@@ -91,8 +91,9 @@ def posterior_draws(seed: np.random.SeedSequence, draws: int):
 
 def rebuilt_curve(seed: np.random.SeedSequence, draws: int, power: str) -> _ThetaStarCurve:
     r1, r0, q, sampling_seed = posterior_draws(seed, draws)
-    return _ThetaStarCurve(confusion_posterior(CONFUSION), r1, r0, q, sampling_seed, LEVEL,
-                           1.0 - float(power), "delta")
+    return _ThetaStarCurve(posterior=confusion_posterior(CONFUSION), r1=r1, r0=r0, q=q,
+                           sampling_seed=sampling_seed, confidence_level=LEVEL,
+                           quantile=1.0 - float(power), method="delta")
 
 
 def hand_curve(draws: int, power: str) -> _ThetaStarCurve:
@@ -101,8 +102,9 @@ def hand_curve(draws: int, power: str) -> _ThetaStarCurve:
     r0 = np.linspace(0.002, 0.08, draws)[::-1].copy()
     np.random.default_rng(7).shuffle(r0)
     q = np.linspace(0.1, 0.4, draws)
-    return _ThetaStarCurve(confusion_posterior(CONFUSION), r1, r0, q,
-                           np.random.SeedSequence(11), LEVEL, 1.0 - float(power), "delta")
+    return _ThetaStarCurve(posterior=confusion_posterior(CONFUSION), r1=r1, r0=r0, q=q,
+                           sampling_seed=np.random.SeedSequence(11), confidence_level=LEVEL,
+                           quantile=1.0 - float(power), method="delta")
 
 
 def population_f1(curve: _ThetaStarCurve) -> np.ndarray:
