@@ -1,0 +1,22 @@
+"""evalcert studies: simulation and exact-enumeration studies of the estimators.
+
+``studies.run_suite(...)`` runs studies and publishes them (claims judged, tables, comparison
+with a baseline, report): what ``evalcert study run`` does, from Python
+(`studies.report.publication`). The rooms below: `engine` (declare, plan, run, store,
+measure), `suite` (one module per study), `report` (tables, pages, plots, compare), `cli`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["run_suite"]
+
+
+def __getattr__(name: str) -> Any:
+    # imported on first use: `import studies.engine` must not load the report's plotting
+    if name == "run_suite":
+        from studies.report.publication import run_suite
+
+        return run_suite
+    raise AttributeError(f"module 'studies' has no attribute {name!r}")

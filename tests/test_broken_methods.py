@@ -1,6 +1,6 @@
 """A method broken on purpose turns its study's quick run to exit status 1.
 
-Each case breaks one method of a registered study by the size of deviation its claims must
+Each case breaks one method of a study of the suite by the size of deviation its claims must
 detect (a claim's resolution): an interval shrunk until it under-covers by about 5 points, an
 estimator shifted by the bias its claim must detect, a model SE scaled by 30%. The study's quick
 run through the command line (in process, ``--workers 1``, so the patched method is the one run;
@@ -22,10 +22,10 @@ from test_study_coverage_f1_claims import BROKEN as COVERAGE_F1_BROKEN
 from test_study_coverage_f1_claims import BROKEN_LEVEL as COVERAGE_F1_LEVEL
 from test_study_gain_budget_claims import BROKEN_LEVEL as GAIN_BUDGET_LEVEL
 
-from studies.cli import study as cli_study
 from studies.cli.main import main
 from studies.engine.design import Method, Study
 from studies.engine.performance import Estimates
+from studies.report import publication
 from studies.suite import get_study
 from studies.suite import stratified_vs_pooled as svp
 
@@ -128,8 +128,8 @@ def test_a_broken_method_fails_the_quick_run(name, method, breaks, claim, monkey
     study = get_study(name)
     monkeypatch.setitem(study.methods, method, breaks(study.methods[method], study))
     # the verdicts are what is tested: the tables and the report are not drawn
-    monkeypatch.setattr(cli_study, "write_tables", lambda *args, **kwargs: {})
-    monkeypatch.setattr(cli_study, "write_report", lambda *args, **kwargs: tmp_path)
+    monkeypatch.setattr(publication, "write_tables", lambda *args, **kwargs: {})
+    monkeypatch.setattr(publication, "write_report", lambda *args, **kwargs: tmp_path)
     status = main(["study", "run", name, "--grid", "quick", "--seed", SEED, "--workers", "1",
                    "--out", str(tmp_path / "run")])
     out = capsys.readouterr().out

@@ -171,7 +171,7 @@ COMMANDS = {
                            "--out", "<fresh>"), (
             Option("NAME", st.one_of(st.sampled_from(
                 ["binomial_coverage", "mean_bias", "nosuch", "nosuch:X", ":", "os:path",
-                 "studies.suite.registry:STUDY_MODULES", "-1", ""]), TEXT),
+                 "studies.suite.registry:SUITE_FALSE_ALARM", "-1", ""]), TEXT),
                 ("names", "study"), required=True),
             Option("--grid", choices("quick")),
             Option("--seed", numbers()),
@@ -551,7 +551,7 @@ def test_nothing_a_store_names_is_imported_by_reading_commands(
         err = capsys.readouterr().err
         assert not marker.exists() and module not in sys.modules, argv
         if argv[1] in ("check", "report"):
-            assert f"{module}:STUDY: not a registered study" in err
+            assert f"{module}:STUDY: not a discovered study" in err
     # named on the command line, the module is imported: the marker does notice an import
     assert main(["study", "run", "binomial_coverage", "--workers", "1", "--seed", "1",
                  "--method", f"{module}:ci", "--out", str(tmp_path / "explicit")]) == 0

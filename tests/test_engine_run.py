@@ -639,12 +639,12 @@ def test_out_that_cannot_hold_a_run_is_one_line_exit_2(tmp_path, capsys):
 
 
 def test_ctrl_c_before_the_store_exists_exits_130(tmp_path, capsys, monkeypatch):
-    from studies.cli import study
+    from studies.report import publication
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(study, "run", interrupted)
+    monkeypatch.setattr(publication, "run", interrupted)
     assert main(["study", "run", "mean_bias", "--out", str(tmp_path / "run")]) == 130
     assert "interrupted before any cell was stored" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()

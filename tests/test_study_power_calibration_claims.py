@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from studies.cli.main import main
-from studies.suite import STUDY_MODULES
 
 # The claim of each study that a broken planner fails on the quick grid.
 CAUGHT_BY = {"power_calibration": "pinned-down-plans-deliver-their-power",
@@ -48,10 +47,10 @@ def _power_short(planner: Callable[..., Any]) -> Callable[..., Any]:
                                                 ("power_calibration_exact", _power_short)])
 def test_a_planner_broken_on_purpose_fails_the_quick_run(name, breaking, tmp_path, monkeypatch,
                                                          capsys):
-    module = importlib.import_module(STUDY_MODULES[name])
+    module = importlib.import_module(f"studies.suite.{name}")
     # the verdicts and the exit status come before the tables and the report: skip drawing them
-    monkeypatch.setattr("studies.cli.study.write_tables", lambda *args, **kwargs: {})
-    monkeypatch.setattr("studies.cli.study.write_report", lambda *args, **kwargs: "")
+    monkeypatch.setattr("studies.report.publication.write_tables", lambda *args, **kwargs: {})
+    monkeypatch.setattr("studies.report.publication.write_report", lambda *args, **kwargs: "")
     monkeypatch.setattr(module, "certification_sample_size",
                         breaking(module.certification_sample_size))
     if hasattr(module, "_PLANNED"):  # plans kept from an unbroken run of the same cells

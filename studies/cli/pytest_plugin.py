@@ -3,7 +3,7 @@
 A pytest plugin (registered through the ``pytest11`` entry point as ``evalcert``) that turns
 a suite's claims into test items, so that every CI system shows each claim as a test result
 (``pytest --junitxml``, which they all read). With ``--evalcert-grid``, the session's items
-are the claims of the named studies (default: every registered study), one item
+are the claims of the named studies (default: every discovered study), one item
 ``STUDY::CLAIM`` each; any other test collected is deselected. The first item runs the
 studies as ``evalcert study run`` does (one run, stored in ``--evalcert-out`` or a temporary
 directory, its tables and report written there), judges every claim at its share of the
@@ -42,8 +42,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="collect the claims of the studies, judged on this grid, as the "
                          "session's test items")
     group.addoption("--evalcert-study", action="append", default=[], metavar="NAME",
-                    help="a registered study or module:ATTRIBUTE (repeatable; default every "
-                         "registered study)")
+                    help="a study name or module:ATTRIBUTE (repeatable; default every "
+                         "discovered study)")
     group.addoption("--evalcert-seed", type=int, default=None, metavar="SEED",
                     help="root seed of the run (default a fresh one, shown in the header)")
     group.addoption("--evalcert-workers", type=int, default=None, metavar="N",
@@ -74,22 +74,14 @@ class _SuiteRun:
         return self.verdicts[study][claim]
 
     def _judge(self) -> dict[str, dict[str, Any]]:
-        from studies.engine import evaluate_claims, run
-        from studies.report import write_report, write_tables
-        from studies.suite import claim_false_alarm, get_study
+        from studies.report import run_suite
 
-        studies = [get_study(name) for name in self.names]
         out = self.config.getoption("evalcert_out")
         self.out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="evalcert-"))
-        results = run(studies, grid=self.grid, rng=self.config.stash[_SEED],
-                      workers=self.config.getoption("evalcert_workers"), out=self.out)
-        verdicts = {study.name: evaluate_claims(study.claims, results[study.name],
-                                                grid=self.grid,
-                                                familywise_error=claim_false_alarm())
-                    for study in studies}
-        summaries = write_tables(results, self.out, studies, verdicts)
-        write_report(self.out, studies, results, verdicts, summaries=summaries)
-        return {name: {v.claim.name: v for v in found} for name, found in verdicts.items()}
+        published = run_suite(self.names, grid=self.grid, rng=self.config.stash[_SEED],
+                              workers=self.config.getoption("evalcert_workers"), out=self.out)
+        return {name: {v.claim.name: v for v in found}
+                for name, found in published.verdicts.items()}
 
 
 class ClaimFailed(Exception):

@@ -1,7 +1,8 @@
-"""``evalcert study``: list, run and inspect simulation studies.
+"""``evalcert study``: list, write, run and inspect simulation studies.
 
-``study run`` stores every finished cell in ``OUT/run.sqlite`` as it finishes, then judges
-each study's claims and writes its tables beside the store (`studies.report.write_tables`). It
+``study run`` is `studies.run_suite`: it stores every finished cell in
+``OUT/run.sqlite`` as it finishes, judges each study's claims and writes its tables beside
+the store (`studies.report.write_tables`), then writes the report. It
 exits 0 when every claim judged holds and 1 when one fails or is inconclusive (one line per
 such claim: a claim without the power to decide on its grid is no pass); ``study check OUT``
 judges a stored run again, and also exits 1 (a line ``INCOMPLETE``) when the run
@@ -9,6 +10,9 @@ did not finish every cell, since its verdicts then cover part of the grid. Ctrl-
 run keeping the finished cells and writing their tables (exit status 130); ``--resume``
 continues it. ``study salvage DIR --out NEWDIR`` copies the readable cells of a damaged run
 store into a new run directory, where ``--resume`` finishes the run (`studies.engine.salvage`).
+
+``study report RUN_DIR`` is `studies.report.publish`. ``study new NAME`` writes a
+runnable study module from the template (`studies.suite.template`).
 
 ``study reference RUN_DIR`` judges a finished run (the full grids') with the current claims
 and records the verdicts in ``reports/reference/`` (`studies.report.reference`).
@@ -25,35 +29,27 @@ This module runs the actions (`handle`); their parser is `studies.cli.parsers.st
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import math
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 from studies.cli.progress import Progress
-from studies.engine import (
-    FAILS,
-    INCONCLUSIVE,
-    RunResults,
-    Study,
-    Verdict,
-    evaluate_claims,
-    results_from_store,
-    run,
-    run_state,
-)
+from studies.cli.template import render
+from studies.engine import FAILS, INCONCLUSIVE, Study, Verdict, results_from_store
 from studies.engine.claims import tally
+from studies.engine.reading import StoredRun, read_run
 from studies.engine.salvage import salvage
 from studies.engine.store import DB_NAME, existing_store
-from studies.report import write_report, write_tables
+from studies.report import write_tables
 from studies.report.baseline import Results, bless, load_results
 from studies.report.compare import Comparison, compare
+from studies.report.publication import judge, publish, run_suite, stored_studies
 from studies.report.reference import record
-from studies.suite import STUDY_MODULES, claim_false_alarm, get_study, study_names
+from studies.suite import get_study, study_names, study_sources
 
 EXIT_CLAIM_FAILS = 1
 EXIT_INTERRUPTED = 130
@@ -70,20 +66,41 @@ def _loaded(directory: Path, name: str) -> Results:
 
 
 def _expand(names: list[str]) -> list[str]:
-    """``all`` stands for every registered study (the CI suites run them all)."""
+    """``all`` stands for every discovered study (the CI suites run them all)."""
     expanded = [n for name in names for n in (study_names() if name == "all" else (name,))]
     return list(dict.fromkeys(expanded))
 
 
 def _list(args: argparse.Namespace) -> int:
-    for name in study_names():
+    for name, source in study_sources().items():
         study = get_study(name)
-        module = STUDY_MODULES[name]
-        doc = (importlib.import_module(module).__doc__ or "").strip()
+        lines = study.ademp.strip().splitlines()
         path = "exact" if study.enumerate_outcomes is not None else "monte-carlo"
         grids = ", ".join(f"{g}: {study.grids[g].n_cells} cells" for g in study.grids)
-        print(f"{name} (v{study.version}, {path}): {doc.splitlines()[0] if doc else ''}")
-        print(f"    grids: {grids}; methods: {', '.join(study.methods)}")
+        print(f"{name} (v{study.version}, {path}): {lines[0] if lines else ''}")
+        print(f"    grids: {grids}; methods: {', '.join(study.methods)}; from {source}")
+    return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    import studies.suite
+
+    directory = (args.directory if args.directory is not None
+                 else Path(studies.suite.__file__).parent)
+    if args.directory is None and args.name in study_names():
+        raise ValueError(f"`name` must be new; study {args.name!r} exists "
+                         f"({study_sources()[args.name]}).")
+    target = directory / f"{args.name}.py"
+    if target.exists():
+        raise ValueError(f"`name` must be new; {target} exists.")
+    directory.mkdir(parents=True, exist_ok=True)
+    target.write_text(render(args.name, args.kind))
+    print(f"wrote {target} ({args.kind} study); run it with")
+    if args.directory is None:
+        print(f"  evalcert study run {args.name} --grid quick --out reports/{args.name}")
+    else:
+        print(f"  evalcert study run {args.name}:STUDY --grid quick --out reports/{args.name}"
+              f"  (with {directory} on PYTHONPATH)")
     return 0
 
 
@@ -91,23 +108,15 @@ def _run(args: argparse.Namespace) -> int:
     out = args.out
     if out is None:
         out = Path("reports") / "runs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    studies = [get_study(name) for name in _expand(args.names)]
+    names = _expand(args.names)
+    studies = [get_study(name) for name in names]
     baseline = _loaded(args.baseline, "--baseline") if args.baseline is not None else None
     progress = Progress(sys.stderr)
-    verdicts: dict[str, list[Verdict]] = {}
-    summaries: dict[str, list[dict[str, object]]] = {}
-
-    def finished(study: RunResults) -> None:
-        # judged and tabled while the other studies run: the run's tail then overlaps them
-        found = _judge(study, studies, args.grid)
-        verdicts.update(found)
-        summaries.update(write_tables(study, out, studies, found))
-
     try:
-        results = run(
-            studies, grid=args.grid, rng=args.seed, workers=args.workers,
-            scheduler=args.scheduler, out=out, resume=args.resume, methods=args.method,
-            on_cell=progress, on_study=finished, command=args.command_line)
+        published = run_suite(
+            studies, grid=args.grid, out=out, rng=args.seed, workers=args.workers,
+            scheduler=args.scheduler, baseline=baseline, resume=args.resume,
+            methods=args.method, on_cell=progress, command=args.command_line)
     except KeyboardInterrupt:
         progress.close()
         if not (Path(out) / DB_NAME).is_file():
@@ -120,50 +129,26 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nevalcert: interrupted; finished cells are kept in {out}; continue with "
               f"--resume --out {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    verdicts = {name: verdicts[name] for name in results if name in verdicts}  # run order
-    for name, result in results.items():
+    for name, result in published.results.items():
         cells = len(result.cells) + sum(g.size for g in result.groups)
         table = f"{name}.summary.csv" if result.groups else f"{name}.csv"
-        print(f"{name}: {cells} cells -> {out / table}; {_tally(verdicts[name])}")
+        print(f"{name}: {cells} cells -> {out / table}; {_tally(published.verdicts[name])}")
         for method, (params, message) in result.first_errors().items():
             print(f"  method {method} failed (first failing cell {dict(params)}): {message}")
-    status = _failing(verdicts)  # the verdicts are printed before the report is drawn
-    comparison = None
-    if baseline is not None:
-        comparison = compare(baseline, load_results(out))
-        _print_comparison(comparison, limit=20)
-        status = max(status, comparison.status())
-    index = write_report(out, studies, results, verdicts, summaries=summaries,
-                         comparison=comparison)
-    print(f"report: {index}")
-    return status
+    _failing(published.verdicts)
+    if published.comparison is not None:
+        _print_comparison(published.comparison, limit=20)
+    print(f"report: {published.index}")
+    return published.status
 
 
-def _judge(results: RunResults, studies: list[Study], grid: str | None
-           ) -> dict[str, list[Verdict]]:
-    """Each study's verdicts, every claim at its share of the suite's false-alarm budget."""
-    by_name = {study.name: study for study in studies}
-    return {name: evaluate_claims(by_name[name].claims, result, grid=grid,
-                                  familywise_error=claim_false_alarm())
-            for name, result in results.items() if name in by_name}
-
-
-def _grid_name(directory: Path) -> str | None:
-    """The named grid a stored run used (None for a grid given as an object)."""
-    store = existing_store(directory)
-    try:
-        grid = store.metadata()["identity"]["grid"]
-    finally:
-        store.close()
-    return grid if isinstance(grid, str) else None
-
-
-def _tally(verdicts: list[Verdict]) -> str:
+def _tally(verdicts: Sequence[Verdict]) -> str:
     return f"claims: {tally(verdicts)}" if verdicts else "no claims"
 
 
-def _failing(verdicts: dict[str, list[Verdict]]) -> int:
-    """One line per failing (worst value) or inconclusive (reason) claim; the exit status."""
+def _failing(verdicts: Mapping[str, Sequence[Verdict]]) -> int:
+    """One line per failing (worst value) or inconclusive (reason) claim; the exit status
+    the verdicts alone give."""
     failed = [(name, v) for name, found in verdicts.items() for v in found
               if v.status in (FAILS, INCONCLUSIVE)]
     for name, verdict in failed:
@@ -175,44 +160,48 @@ def _failing(verdicts: dict[str, list[Verdict]]) -> int:
     return EXIT_CLAIM_FAILS if failed else 0
 
 
-def _stored(directory: Path) -> tuple[RunResults, list[Study]]:
-    """A stored run's results and its registered studies (others are named on stderr)."""
-    results = results_from_store(directory)
-    studies = []
-    for name in results:
-        # only a registered name: a stored one is data, and get_study would import a
-        # module:ATTRIBUTE name, running code that nobody named on this command line
-        if name in STUDY_MODULES:
-            studies.append(get_study(name))
-        else:
-            print(f"{name}: not a registered study; its claims and figures are unknown",
-                  file=sys.stderr)
-    return results, studies
+def _stored(directory: Path) -> tuple[StoredRun, list[Study]]:
+    """A stored run, read once, and its discovered studies (others are named on stderr)."""
+    stored = read_run(directory)
+    studies, unknown = stored_studies(stored)
+    _unknown(unknown)
+    return stored, studies
 
 
-def _incomplete(directory: Path) -> int:
+def _unknown(names: Sequence[str]) -> None:
+    for name in names:
+        print(f"{name}: not a discovered study; its claims and figures are unknown",
+              file=sys.stderr)
+
+
+def _incomplete(stored: StoredRun) -> int:
     """A line naming an incomplete run (its verdicts are partial); the exit status."""
-    state = run_state(directory)
-    if state.complete:
+    if stored.state.complete:
         return 0
-    print(f"INCOMPLETE {directory}: {state.describe()}; continue it with study run ... "
-          f"--resume --out {directory}")
+    print(f"INCOMPLETE {stored.directory}: {stored.state.describe()}; continue it with study "
+          f"run ... --resume --out {stored.directory}")
     return EXIT_CLAIM_FAILS
 
 
+def _grid_name(stored: StoredRun) -> str | None:
+    """The named grid a stored run used (None for a grid given as an object)."""
+    grid = stored.metadata["identity"]["grid"]
+    return grid if isinstance(grid, str) else None
+
+
 def _check(args: argparse.Namespace) -> int:
-    results, studies = _stored(args.directory)
-    verdicts = _judge(results, studies, _grid_name(args.directory))
+    stored, studies = _stored(args.directory)
+    verdicts = judge(stored.results, studies, _grid_name(stored))
     for name, found in verdicts.items():
         print(f"{name}: {_tally(found)}")
-    return max(_failing(verdicts), _incomplete(args.directory))
+    return max(_failing(verdicts), _incomplete(stored))
 
 
 def _report(args: argparse.Namespace) -> int:
-    results, studies = _stored(args.directory)
-    verdicts = _judge(results, studies, _grid_name(args.directory))
-    print(f"report: {write_report(args.directory, studies, results, verdicts, out=args.out)}")
-    return max(_failing(verdicts), _incomplete(args.directory))
+    published = publish(args.directory, out=args.out)
+    _unknown(published.unknown)
+    print(f"report: {published.index}")
+    return max(_failing(published.verdicts), _incomplete(published.run))
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -255,9 +244,9 @@ def _reference(args: argparse.Namespace) -> int:
     if not (args.directory / DB_NAME).is_file():  # before the store is read: one line
         raise ValueError(f"`run_dir` must be a run directory holding {DB_NAME}; got "
                          f"{args.directory}.")
-    results, studies = _stored(args.directory)
+    stored, studies = _stored(args.directory)
     recorded = record(args.directory, args.out,
-                      _judge(results, studies, _grid_name(args.directory)))
+                      judge(stored.results, studies, _grid_name(stored)))
     print(f"recorded the verdicts of {', '.join(recorded)} in {args.out} "
           f"({args.out / 'index.md'})")
     return 0
@@ -317,6 +306,7 @@ def handle(args: argparse.Namespace) -> int:
 
 # Each action of the parser (`studies.cli.parsers.study`) and the function that runs it.
 ACTIONS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "list": _list, "run": _run, "check": _check, "report": _report, "compare": _compare,
-    "bless": _bless, "reference": _reference, "status": _status, "salvage": _salvage,
+    "list": _list, "new": _new, "run": _run, "check": _check, "report": _report,
+    "compare": _compare, "bless": _bless, "reference": _reference, "status": _status,
+    "salvage": _salvage,
 }

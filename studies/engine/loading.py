@@ -28,11 +28,11 @@ def load_object(path: str, what: str) -> Any:
 def load_study(path: str) -> Study:
     """The `Study` at import path ``module:ATTRIBUTE``; ValueError (one line) otherwise.
 
-    A registered study's name is not an import path: `studies.suite.get_study` resolves it.
+    A discovered study's name is not an import path: `studies.suite.get_study` resolves it.
     """
     if ":" not in path:
         raise ValueError(
-            f"`study` must be a Study or its import path 'module:ATTRIBUTE' (registered names "
+            f"`study` must be a Study or its import path 'module:ATTRIBUTE' (study names "
             f"are resolved by studies.suite.get_study); got {path!r}.")
     study = load_object(path, "study")
     if not isinstance(study, Study):

@@ -162,8 +162,8 @@ class StoredRun:
     results: RunResults
 
 
-def read_run(directory: str | os.PathLike[str], *, results: RunResults | None = None
-             ) -> StoredRun:
+def read_run(directory: str | os.PathLike[str], *,
+             results: Mapping[str, StudyResult] | None = None) -> StoredRun:
     """The run in ``directory``, its store opened once (ValueError if it holds no run).
 
     ``results``: the run's results already in memory (what `run` returned); then only the
@@ -181,6 +181,6 @@ def read_run(directory: str | os.PathLike[str], *, results: RunResults | None = 
         results = group_results(rows, list(meta["identity"]["studies"]),
                                 {name: list(grid["parameters"]) for name, grid in grids.items()},
                                 directory=directory)
-    elif results.directory is None:
+    elif not isinstance(results, RunResults) or results.directory is None:
         results = RunResults(results, directory=directory)
     return StoredRun(Path(directory), meta, _state(meta, finished), results)

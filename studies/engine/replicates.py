@@ -29,7 +29,7 @@ import io
 import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,9 +38,6 @@ from numpy.typing import NDArray
 from studies.engine import seeding
 from studies.engine.performance import FIELDS, Estimates, Performance, performance
 from studies.engine.store import damaged, existing_store
-
-if TYPE_CHECKING:
-    from studies.engine.results import StudyResult
 
 __all__ = [
     "cell_estimates",
@@ -161,9 +158,11 @@ def _stored_blobs(directory: Path, wanted: set[tuple[str, str]]) -> dict[tuple[s
             if (row["study"], row["key"]) in wanted}
 
 
-def estimates_frame(results: Mapping[str, StudyResult], directory: str | Path | None = None
+def estimates_frame(results: Mapping[str, Any], directory: str | Path | None = None
                     ) -> pd.DataFrame:
     """One row per (study, Monte Carlo cell, method, replicate): the estimates as a dataset.
+
+    ``results``: study name to `StudyResult` (a `RunResults`).
 
     Columns: ``study``, ``position``, the cell's parameters, ``method``, ``replicate``
     (0, 1, ... within the cell), then each field a method returned (`FIELDS`; missing where a

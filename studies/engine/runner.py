@@ -61,7 +61,7 @@ def run(
     Parameters
     ----------
     studies : sequence of Study or str
-        `Study` objects or import paths ``module:ATTRIBUTE`` of them (the registered studies
+        `Study` objects or import paths ``module:ATTRIBUTE`` of them (the discovered studies
         are `studies.suite.get_study`'s).
     grid : str or Grid
         Grid name (``"quick"``, ``"full"``) or an explicit `Grid` (used for every study).

@@ -30,7 +30,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,10 +38,11 @@ from typing import Any
 
 import pandas as pd
 
-from studies.engine import evaluate_claims, results_from_store, run_state
+from studies.engine import Verdict, evaluate_claims
 from studies.engine.provenance import git_state
+from studies.engine.reading import StoredRun, read_run
 from studies.engine.regions import as_text
-from studies.engine.store import DB_NAME, existing_store
+from studies.engine.store import DB_NAME
 from studies.suite import claim_false_alarm, get_study, study_names
 
 __all__ = ["COLUMNS", "MANIFEST", "Results", "bless", "load_results"]
@@ -92,8 +93,13 @@ def _bad(directory: Path, reason: str) -> ValueError:
                       f"{reason}.")
 
 
-def load_results(directory: str | os.PathLike[str]) -> Results:
+def load_results(directory: str | os.PathLike[str] | StoredRun, *,
+                 verdicts: Mapping[str, Sequence[Verdict]] | None = None) -> Results:
     """Read a baseline, a run directory or a report directory (see the module docstring).
+
+    A run already read (`studies.engine.reading.read_run`) is taken as it is, its store not
+    opened again; ``verdicts``, its studies' verdicts when already judged (otherwise a run's
+    are read from its claims tables, or judged here when it has none).
 
     Raises
     ------
@@ -101,6 +107,8 @@ def load_results(directory: str | os.PathLike[str]) -> Results:
         One line naming the directory and what is wrong: missing, not a run, report or
         baseline, a truncated or edited file.
     """
+    if isinstance(directory, StoredRun):
+        return _run(directory, verdicts)
     path = Path(directory)
     if not path.is_dir():
         raise _bad(path, "is not a directory")
@@ -108,7 +116,7 @@ def load_results(directory: str | os.PathLike[str]) -> Results:
         if (path / MANIFEST).is_file():
             return _baseline(path)
         if (path / DB_NAME).is_file():
-            return _run(path)
+            return _run(read_run(path))
         if (path / "report.json").is_file() and (path / "results.csv").is_file():
             return _report(path)
     except (OSError, EOFError, KeyError, TypeError, json.JSONDecodeError, gzip.BadGzipFile,
@@ -144,33 +152,34 @@ def _sorted(rows: list[pd.DataFrame]) -> pd.DataFrame:
                              ignore_index=True)
 
 
-def _run(path: Path) -> Results:
-    store = existing_store(path)
-    try:
-        meta = store.metadata()
-    finally:
-        store.close()
+def _statuses(study: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
+    """A study's verdicts as rows ``study``, ``claim``, ``status``."""
+    return pd.DataFrame([{"study": study, "claim": v.claim.name, "status": v.status}
+                         for v in verdicts], columns=["study", "claim", "status"])
+
+
+def _run(stored: StoredRun, judged: Mapping[str, Sequence[Verdict]] | None = None) -> Results:
+    path, meta, results = stored.directory, stored.metadata, stored.results
     grids = {name: {"parameters": g["parameters"], "n_replicates": g.get("n_replicates")}
              for name, g in meta.get("grids", {}).items()}
-    results = results_from_store(path)
     rows = [_compact(frame, list(grids.get(name, {}).get("parameters", result.parameters)))
             for name, result in results.items() for frame in result.frames()]
     grid = meta["identity"]["grid"] if isinstance(meta["identity"]["grid"], str) else None
     verdicts = []
     for name, result in results.items():
         table = path / f"{name}.claims.csv"
-        if table.is_file():
+        if judged is not None and name in judged:
+            verdicts.append(_statuses(name, judged[name]))
+        elif table.is_file():
             found = pd.read_csv(table, dtype=str, keep_default_na=False)
             verdicts.append(found[["study", "claim", "status"]])
         elif name in study_names():  # a run made from Python, or interrupted: judge it here
-            verdicts.append(pd.DataFrame(
-                [{"study": name, "claim": v.claim.name, "status": v.status}
-                 for v in evaluate_claims(get_study(name).claims, result, grid=grid,
-                                          familywise_error=claim_false_alarm())],
-                columns=["study", "claim", "status"]))
+            verdicts.append(_statuses(name, evaluate_claims(
+                get_study(name).claims, result, grid=grid,
+                familywise_error=claim_false_alarm())))
     return Results(path, "run", _sorted(rows), _verdict_frame(verdicts),
                    dict(meta["identity"]["studies"]), grids, str(meta.get("seed", "")),
-                   dict(meta.get("packages", {})), run_state(path).complete)
+                   dict(meta.get("packages", {})), stored.state.complete)
 
 
 def _report(path: Path) -> Results:
@@ -248,19 +257,16 @@ def bless(run_dir: str | os.PathLike[str], out: str | os.PathLike[str], *, reaso
     run_path, target = Path(run_dir), Path(out)
     if not (run_path / DB_NAME).is_file():
         raise _bad(run_path, f"has no {DB_NAME}: bless a run directory")
-    found = load_results(run_path)
+    stored = read_run(run_path)
+    found = load_results(stored)
     if not found.complete:
         raise ValueError(f"`run_dir` must be a finished run; {run_path} is "
-                         f"{run_state(run_path).describe()}.")
+                         f"{stored.state.describe()}.")
     if target.exists() and not (target.is_dir() and (not any(target.iterdir())
                                                      or (target / MANIFEST).is_file())):
         raise ValueError(f"`out` must be a baseline directory or a new one; {target} is "
                          "something else.")
-    store = existing_store(run_path)
-    try:
-        meta = store.metadata()
-    finally:
-        store.close()
+    meta = stored.metadata
     files = {RESULTS: _gzipped(found.rows.to_csv(index=False).encode()),
              CLAIMS: found.verdicts.to_csv(index=False).encode()}
     manifest = {

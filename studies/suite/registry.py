@@ -35,7 +35,7 @@ SUITE_FALSE_ALARM = 0.01
 ENTRY_POINT_GROUP = "evalcert.studies"
 
 # Modules of studies.suite that are machinery, not studies.
-_NOT_STUDIES = frozenset({"registry", "template"})
+_NOT_STUDIES = frozenset({"registry"})
 
 
 def _suite_modules() -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import keyword
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +19,31 @@ MIN_FAMILYWISE_ERROR = 1e-300
 def add_command(commands: Any) -> None:
     """Add the ``study`` subcommand and its actions."""
     study = commands.add_parser(
-        "study", help="simulation studies: list, run, check, report, compare, bless, "
+        "study", help="simulation studies: list, new, run, check, report, compare, bless, "
                       "reference, status")
     study.set_defaults(handler=_handle)  # every action: `studies.cli.study.handle` runs it
     actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
-    actions.add_parser("list", help="registered studies and their grids")
+    actions.add_parser("list", help="the discovered studies, their grids and where they come "
+                                    "from")
+
+    new = actions.add_parser(
+        "new", help="write a new study module from a template that runs as written")
+    new.add_argument("name", metavar="NAME", type=_study_name,
+                     help="the study's name, also its module's (a Python identifier)")
+    kind = new.add_mutually_exclusive_group()
+    kind.add_argument("--monte-carlo", dest="kind", action="store_const", const="monte-carlo",
+                      help="a Monte Carlo study: replicates drawn, MCSE on every value "
+                           "(default)")
+    kind.add_argument("--exact", dest="kind", action="store_const", const="exact",
+                      help="an exact study: every outcome enumerated with its probability")
+    new.set_defaults(kind="monte-carlo")
+    new.add_argument("--directory", type=Path, default=None, metavar="DIR",
+                     help="where to write NAME.py (default: the studies.suite package, where "
+                          "it is discovered by name)")
 
     runner = actions.add_parser("run", help="run studies, storing each finished cell")
     runner.add_argument("names", nargs="+", metavar="NAME",
-                        help="registered study name, or 'all', or module:ATTRIBUTE (imports "
+                        help="study name (study list), or 'all', or module:ATTRIBUTE (imports "
                              "that module, running its top-level code)")
     runner.add_argument("--grid", default="quick", choices=("quick", "full"),
                         help="grid of every study: quick (minutes, CI) or full (the study's "
@@ -106,6 +123,15 @@ def add_command(commands: Any) -> None:
     salvaging.add_argument("--out", type=output_directory, required=True, metavar="NEWDIR",
                            help="a new or empty directory for the salvaged run (continue it "
                                 "there with study run ... --resume)")
+
+
+def _study_name(text: str) -> str:
+    """argparse type of a new study's name: a lowercase identifier, not private."""
+    if not (text.isidentifier() and text.islower() and not text.startswith("_")
+            and not keyword.iskeyword(text)):
+        raise argparse.ArgumentTypeError(
+            f"must be a lowercase Python identifier such as ratio_coverage; got {text!r}")
+    return text
 
 
 def _familywise_error(text: str) -> float:

@@ -1,0 +1,283 @@
+"""Running studies and publishing a run, each in one call (what ``evalcert study run`` does).
+
+`run_suite` runs studies (`studies.engine.run`); as each study's last cell is stored it judges
+the study's claims (every claim at its share of the suite's false-alarm budget,
+`studies.suite.claim_false_alarm`) and writes its tables (`write_tables`), while the other
+studies still run; at the end it compares the run with a baseline, if given
+(`studies.report.compare`), and writes the report (`write_report`). `publish` does the same
+for a run stored earlier: judge, tables, compare, report. Both read the run's store once
+(`studies.engine.reading.read_run`; `run_suite` keeps the results `run` returned and reads
+only the metadata) and return a `Publication`: the verdicts, the comparison, the report's
+path and the exit status the command line gives.
+
+Examples
+--------
+The same run from Python and from the command line writes the same report, byte for byte
+(apart from report.json's ``timing``), since ``run_suite`` records the command line that
+reproduces it:
+
+>>> import contextlib, filecmp, tempfile
+>>> from pathlib import Path
+>>> from studies.cli.main import main
+>>> first, second = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+>>> with contextlib.chdir(first):  # the same relative --out: the command is on the pages
+...     published = run_suite(["binomial_coverage"], grid="quick", rng=5, workers=1,
+...                           out="run")
+>>> published.status, published.index.name
+(0, 'index.html')
+>>> with contextlib.chdir(second):
+...     main(["study", "run", "binomial_coverage", "--grid", "quick", "--seed", "5",
+...           "--workers", "1", "--out", "run"])  # doctest: +ELLIPSIS
+binomial_coverage: 12 cells -> ...
+0
+>>> written = sorted(p.name for p in (first / "run").iterdir()
+...                  if p.suffix in (".html", ".md", ".csv", ".txt", ".gz"))
+>>> [name for name in written if name.endswith((".html", ".md"))]
+['binomial_coverage.html', 'binomial_coverage.md', 'index.html', 'index.md', 'summary.md']
+>>> filecmp.cmpfiles(first / "run", second / "run", written, shallow=False)[0] == written
+True
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from studies.engine import (
+    FAILS,
+    INCONCLUSIVE,
+    Grid,
+    RunResults,
+    Study,
+    Verdict,
+    evaluate_claims,
+    run,
+)
+from studies.engine.reading import StoredRun, read_run
+from studies.report.baseline import Results, load_results
+from studies.report.compare import Comparison, compare
+from studies.report.pages import write_report
+from studies.report.tables import write_tables
+from studies.suite import claim_false_alarm, get_study, study_names
+
+__all__ = ["Publication", "judge", "publish", "run_suite", "stored_studies"]
+
+
+@dataclass(frozen=True)
+class Publication:
+    """A published run: what was judged, compared and written.
+
+    Attributes
+    ----------
+    run : StoredRun
+        The run (directory, metadata, state, results).
+    studies : tuple of Study
+        The studies judged and reported.
+    verdicts : Mapping[str, tuple of Verdict]
+        Each study's verdicts, in run order.
+    comparison : Comparison or None
+        The run against the baseline, when one was given.
+    index : Path
+        The report's ``index.html``.
+    unknown : tuple of str
+        Studies of a stored run that are not discovered here: their claims and figures are
+        unknown, so they are not judged nor reported.
+    """
+
+    run: StoredRun
+    studies: tuple[Study, ...]
+    verdicts: Mapping[str, tuple[Verdict, ...]]
+    comparison: Comparison | None
+    index: Path
+    unknown: tuple[str, ...] = ()
+
+    @property
+    def results(self) -> RunResults:
+        """The run's results."""
+        return self.run.results
+
+    def failing(self) -> list[tuple[str, Verdict]]:
+        """Every claim that fails or is inconclusive, as (study, verdict), in run order."""
+        return [(name, v) for name, found in self.verdicts.items() for v in found
+                if v.status in (FAILS, INCONCLUSIVE)]
+
+    @property
+    def status(self) -> int:
+        """The exit status: 1 when a claim fails or is inconclusive, the comparison shows a
+        regression or the run is incomplete (its verdicts cover part of the grid), else 0."""
+        regressed = self.comparison is not None and self.comparison.status() != 0
+        return 1 if self.failing() or regressed or not self.run.state.complete else 0
+
+
+def judge(results: Mapping[str, Any], studies: Sequence[Study], grid: str | None
+          ) -> dict[str, tuple[Verdict, ...]]:
+    """Each study's verdicts, every claim at its share of the suite's false-alarm budget.
+
+    ``grid``: the named grid the results come from (a claim may be judged on some grids
+    only); None for a grid built in Python.
+    """
+    by_name = {study.name: study for study in studies}
+    return {name: tuple(evaluate_claims(by_name[name].claims, result, grid=grid,
+                                        familywise_error=claim_false_alarm()))
+            for name, result in results.items() if name in by_name}
+
+
+def stored_studies(run: StoredRun) -> tuple[list[Study], list[str]]:
+    """The discovered studies a stored run holds, and the names of those it holds that are
+    not discovered (only discovered names are imported: a name stored in a run is data, and
+    importing a ``module:ATTRIBUTE`` name would run code nobody named)."""
+    known = set(study_names())
+    names = list(run.results)
+    return ([get_study(name) for name in names if name in known],
+            [name for name in names if name not in known])
+
+
+def _grid_name(run: StoredRun) -> str | None:
+    grid = run.metadata["identity"]["grid"]
+    return grid if isinstance(grid, str) else None
+
+
+def _baseline(baseline: str | os.PathLike[str] | Results | None) -> Results | None:
+    if baseline is None or isinstance(baseline, Results):
+        return baseline
+    try:
+        return load_results(baseline)
+    except ValueError as error:
+        raise ValueError(f"`baseline`: {error}") from None
+
+
+def _finish(run: StoredRun, studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]],
+            summaries: Mapping[str, Sequence[Mapping[str, Any]]], baseline: Results | None,
+            out: Path | None, unknown: Sequence[str]) -> Publication:
+    """Compare with the baseline and write the report: what both entry points end with."""
+    ordered = {name: tuple(verdicts[name]) for name in run.results if name in verdicts}
+    comparison = (compare(baseline, load_results(run, verdicts=ordered))
+                  if baseline is not None else None)
+    index = write_report(run, studies, run.results, ordered, out=out, summaries=summaries,
+                         comparison=comparison)
+    return Publication(run, tuple(studies), ordered, comparison, index, tuple(unknown))
+
+
+def publish(run_dir: str | os.PathLike[str] | StoredRun, studies: Sequence[Study] | None = None,
+            *, out: str | os.PathLike[str] | None = None,
+            baseline: str | os.PathLike[str] | Results | None = None) -> Publication:
+    """Judge a stored run's claims, write its tables and report, compare it with a baseline.
+
+    Parameters
+    ----------
+    run_dir : path or StoredRun
+        A run directory (its store is read once), or a run already read.
+    studies : sequence of Study, optional
+        The studies to judge and report; default the discovered studies the run holds
+        (`stored_studies`; the others are listed in ``Publication.unknown``).
+    out : path, optional
+        Where to write the tables and the report; default the run directory.
+    baseline : path or Results, optional
+        A baseline, run or report directory (`studies.report.baseline.load_results`) to
+        compare the run with; the report shows the comparison.
+
+    Returns
+    -------
+    Publication
+    """
+    base = _baseline(baseline)
+    stored = run_dir if isinstance(run_dir, StoredRun) else read_run(run_dir)
+    unknown: list[str] = []
+    if studies is None:
+        chosen, unknown = stored_studies(stored)
+    else:
+        chosen = list(studies)
+    verdicts = judge(stored.results, chosen, _grid_name(stored))
+    target = Path(out) if out is not None else stored.directory
+    target.mkdir(parents=True, exist_ok=True)
+    summaries = write_tables({k: v for k, v in stored.results.items() if k in verdicts},
+                             target, chosen, verdicts)
+    return _finish(stored, chosen, verdicts, summaries, base,
+                   Path(out) if out is not None else None, unknown)
+
+
+def _command(studies: Sequence[Study | str], grid: str | Grid, rng: Any, out: Path,
+             workers: int | None, scheduler: str | None, methods: Sequence[str],
+             baseline: Any, resume: bool) -> list[str] | None:
+    """The ``evalcert study run`` command line that does what this call does (None when there
+    is none: a study given as an object, or a grid built in Python)."""
+    if not isinstance(grid, str) or not all(isinstance(s, str) for s in studies):
+        return None
+    words = ["evalcert", "study", "run", *(str(s) for s in studies), "--grid", grid]
+    if rng is not None:
+        words += ["--seed", str(rng)]
+    if workers is not None:
+        words += ["--workers", str(workers)]
+    if scheduler is not None:
+        words += ["--scheduler", scheduler]
+    words += ["--out", str(out)]
+    for method in methods:
+        words += ["--method", method]
+    if isinstance(baseline, (str, os.PathLike)):
+        words += ["--baseline", str(baseline)]
+    if resume:
+        words += ["--resume"]
+    return words
+
+
+def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid = "quick",
+              out: str | os.PathLike[str] | None = None, rng: Any = None,
+              workers: int | None = None, scheduler: str | None = None,
+              baseline: str | os.PathLike[str] | Results | None = None,
+              resume: bool = False, methods: Sequence[str] = (),
+              on_cell: Callable[[int, int], None] | None = None,
+              command: Sequence[str] | None = None) -> Publication:
+    """Run studies, judge their claims, write their tables, compare, write the report.
+
+    Parameters
+    ----------
+    studies : "all" or sequence of Study or str
+        ``"all"`` (every discovered study), or studies by name (`studies.suite.get_study`),
+        ``module:ATTRIBUTE`` path, or as `Study` objects.
+    grid : str or Grid
+        ``"quick"`` or ``"full"`` (each study's own), or one `Grid` for every study.
+    out : path, optional
+        The run directory; default ``reports/runs/<UTC time>``.
+    rng : int, optional
+        Root seed; None draws fresh entropy (recorded in the run).
+    workers, scheduler, resume, methods, on_cell
+        As `studies.engine.run`.
+    baseline : path or Results, optional
+        Compare the run with it (read before the run starts, so a bad one fails first).
+    command : sequence of str, optional
+        The command line recorded in the run's provenance; default the equivalent
+        ``evalcert study run`` command when there is one (studies by name, a named grid).
+
+    Returns
+    -------
+    Publication
+        ``.status`` is the exit status ``evalcert study run`` gives.
+    """
+    names = list(study_names()) if studies == "all" else studies
+    if isinstance(names, str):
+        raise TypeError(f"`studies` must be 'all' or a sequence of studies; got {studies!r}.")
+    chosen = [s if isinstance(s, Study) else get_study(s) for s in names]
+    target = (Path(out) if out is not None else
+              Path("reports") / "runs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"))
+    base = _baseline(baseline)
+    verdicts: dict[str, tuple[Verdict, ...]] = {}
+    summaries: dict[str, list[dict[str, Any]]] = {}
+    grid_name = grid if isinstance(grid, str) else None
+
+    def finished(found: RunResults) -> None:
+        judged = judge(found, chosen, grid_name)
+        verdicts.update(judged)
+        summaries.update(write_tables(found, target, chosen, judged))
+
+    if command is None:
+        command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
+                           resume)
+    results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler, out=target,
+                  resume=resume, methods=methods, on_cell=on_cell, on_study=finished,
+                  command=command)
+    return _finish(read_run(target, results=results), chosen, verdicts, summaries, base, None,
+                   ())
