@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,11 @@ def test_coverage_bands_say_where_a_method_meets_nominal():
     more = tuple(cell(i, n, "a", 0.95) for i, n in enumerate([500, 150, 40, *range(1, 12)]))
     texts, _ = _bands_pivot(_coverage_bands(StudyResult("s", more)))
     assert texts["n band"].astype(str).tolist() == ["1-29", "30-99", "100-299", ">= 300"]
+    # a cell without a coverage (its method failed) leaves the mean undefined, not low
+    failed = _coverage_bands(StudyResult("s", (*cells[:2], cell(5, 10, "a", math.nan))))
+    assert failed[["n", "cells", "verdict"]].values.tolist() == [[10, 2, "undefined"],
+                                                                 [20, 1, "under-covers"]]
+    assert _bands_pivot(failed)[0].iloc[0].tolist() == [10, "nan (0) undefined"]
 
 
 def test_a_report_of_an_incomplete_run_says_so_on_every_page(tmp_path, capsys):

@@ -213,11 +213,17 @@ def test_the_summary_pools_the_runs_that_open_over_the_topics():
     assert figure_3[0]["gap"] < -0.03 and abs(figure_3[-1]["gap"]) < 0.01
 
 
-def test_a_topic_without_an_mcse_of_its_own_takes_the_largest_of_the_others():
-    value, mcse = sp._pooled([(0.5, 0.1), (1.0, math.nan), (0.8, 0.2), (math.nan, 0.3)],
-                             [1.0, 0.05, 1.0, 1.0])
-    assert value == pytest.approx((0.5 + 0.05 + 0.8) / 2.05)
-    assert mcse == pytest.approx(math.sqrt(0.1**2 + (0.2 * 0.05) ** 2 + 0.2**2) / 2.05)
+def test_a_topic_without_an_mcse_of_its_own_leaves_the_pooled_mcse_undefined():
+    # the last topic has no value (no run opened) and takes no part
+    topics = [Measure(0.5, 0.1), Measure(1.0, math.nan), Measure(0.8, 0.2),
+              Measure(math.nan, 0.3)]
+    pooled = sp._pooled(topics, [1.0, 0.05, 1.0, 1.0])
+    assert pooled.value == pytest.approx((0.5 + 0.05 + 0.8) / 2.05)
+    assert math.isnan(pooled.mcse)
+    assert sp._share(pooled.value, pooled.mcse).endswith("(MCSE undefined: a topic where one "
+                                                         "run opened)")
+    known = sp._pooled([topics[0], topics[2], topics[3]], None)
+    assert (known.value, known.mcse) == pytest.approx((0.65, math.sqrt(0.1**2 + 0.2**2) / 2))
 
 
 def test_the_findings_read_the_run_and_put_the_paper_beside_it():

@@ -4,13 +4,16 @@ A study declares its ADEMP as a `Study` (`studies.engine.design`); `run` plans t
 its grid (`planning`), runs them as tasks (`tasks`) in process, in local processes or on a
 Dask cluster (`execution`), stores each as it finishes in a SQLite run store (`store`), with
 per-cell random streams (`seeding`) and the run's provenance (`provenance`); performance
-measures and their Monte Carlo standard errors come from `performance`; results are read back
-with `results_from_store` (`reading`) as `RunResults`, whose ``to_frame()`` is a tidy pandas
-frame (`results`). A study's claims, the findings that must hold, are judged by
-`evaluate_claims` (`claims`) with stated false-alarm rates and power; `assertions` holds the pytest
-helpers with MCSE-derived tolerances.
+measures and their Monte Carlo standard errors come from `performance`, their means over
+independent cells from `means`; results are read back with `results_from_store` or, all a
+report needs at once, `read_run` (`reading`) as `RunResults`, whose ``to_frame()`` is a tidy
+pandas frame (`results`) and ``estimates_frame()`` the per-replicate estimates
+(`replicates`). `simple` writes a study one replicate at a time. A study's claims,
+the findings that must hold, are judged by `evaluate_claims` (`claims`) with stated
+false-alarm rates and power; `assertions` holds the pytest helpers with MCSE-derived
+tolerances.
 
-The engine knows no particular study: the registered studies live in `studies.suite`.
+The engine knows no particular study: the suite's studies live in `studies.suite`.
 """
 
 from studies.engine.assertions import assert_coverage, assert_measure
@@ -26,6 +29,7 @@ from studies.engine.claims import (
     evaluate_claims,
 )
 from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
+from studies.engine.means import mean_over_cells, mean_over_cells_frame
 from studies.engine.performance import (
     MEASURES,
     Estimates,
@@ -35,7 +39,7 @@ from studies.engine.performance import (
     performance,
 )
 from studies.engine.planning import PATHS
-from studies.engine.reading import RunState, results_from_store, run_state
+from studies.engine.reading import RunState, StoredRun, read_run, results_from_store, run_state
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
 from studies.engine.runner import run
 
@@ -61,6 +65,7 @@ __all__ = [
     "RunResults",
     "RunState",
     "Sample",
+    "StoredRun",
     "Study",
     "StudyResult",
     "Verdict",
@@ -68,7 +73,10 @@ __all__ = [
     "assert_measure",
     "evaluate_claims",
     "exact_performance",
+    "mean_over_cells",
+    "mean_over_cells_frame",
     "performance",
+    "read_run",
     "results_from_store",
     "run",
     "run_state",

@@ -75,6 +75,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
+from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.regions import as_text, region_mask
 from studies.engine.results import StudyResult
 
@@ -107,9 +108,8 @@ _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}
 # The columns of `Verdict.failures` besides the parameters.
 _FAILURE_COLUMNS = ("method", "value", "mcse", "error", "bound", "excess", "allowance")
 # How the partial sums of a mean over parameters combine.
-_SUMS = {"value": "sum", "undefined": "sum", "count": "sum", "square": "sum", "unknown": "sum",
-         "null": "sum", "target": "sum", "inverse": "sum", "n_replicates": "min",
-         "error": "max"}
+_SUMS = {**MEAN_SUMS, "count": "sum", "null": "sum", "target": "sum", "inverse": "sum",
+         "n_replicates": "min", "error": "max"}
 
 
 @dataclass(frozen=True)
@@ -446,13 +446,13 @@ class _Judge:
         """Sums over ``mean_over`` at each value of the other parameters (one piece)."""
         with np.errstate(divide="ignore"):
             inverse = 1.0 / rows["counts"]
-        rows = as_text(rows).assign(undefined=rows["value"].isna(), square=rows["mcse"] ** 2,
-                                    unknown=rows["mcse"].isna(), null=rows["null"] ** 2,
-                                    inverse=inverse, count=1)
+        rows = as_text(rows).assign(**mean_terms(rows["value"], rows["mcse"]),
+                                    null=rows["null"] ** 2, inverse=inverse, count=1)
         return rows.groupby(self._keys(), sort=False, dropna=False).agg(_SUMS)
 
     def _means(self) -> pd.DataFrame:
-        """The means over ``mean_over``; an undefined value makes its mean undefined.
+        """The means over ``mean_over`` (`studies.engine.means`: an undefined value makes its
+        mean undefined, an undefined MCSE its MCSE).
 
         The replicates of a mean of shares are ``count^2 / sum(1 / R_i)``: the mean's variance
         at a common share ``b`` is ``b (1 - b)`` over that number.
@@ -462,11 +462,11 @@ class _Judge:
                             dropna=False).agg(_SUMS)
         count = sums["count"]
         null = np.sqrt(sums["null"]) / count if self.claim.measure in SHARES else np.nan
+        means = means_from_sums(sums)
         return sums.assign(
-            value=(sums["value"] / count).where(sums["undefined"] == 0),
-            mcse=(np.sqrt(sums["square"]) / count).where(sums["unknown"] == 0), null=null,
-            target=sums["target"] / count, counts=count * count / sums["inverse"],
-        ).reset_index().drop(columns=["undefined", "unknown", "count", "square", "inverse"])
+            value=means["value"], mcse=means["mcse"], null=null, target=sums["target"] / count,
+            counts=count * count / sums["inverse"],
+        ).reset_index().drop(columns=[*MEAN_SUMS, "count", "inverse"])
 
     def _judge(self, rows: pd.DataFrame, params: list[str]) -> None:
         claim = self.claim

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import importlib
 import json
 import math
 import re
@@ -53,18 +52,18 @@ from studies.engine import (
     Study,
     StudyResult,
     Verdict,
-    run_state,
 )
 from studies.engine.claims import tally, worst_status
 from studies.engine.findings import claim_finding
+from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
+from studies.engine.reading import StoredRun, read_run
 from studies.engine.results import FRAME_COLUMNS
-from studies.engine.store import existing_store
 from studies.report.compare import Comparison
 from studies.report.digest import job_summary
 from studies.report.figures import draw
 from studies.report.tables import claims_table, headline_table
 from studies.report.tables import summaries as study_summaries
-from studies.suite import STUDY_MODULES, SUITE_FALSE_ALARM, claim_false_alarm
+from studies.suite import SUITE_FALSE_ALARM, claim_false_alarm, study_names
 
 __all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "ademp_sections", "write_report"]
 
@@ -175,7 +174,7 @@ _INDEX = """
 <p>{{ studies|length }} studies on the {{ grid }} grid, root seed {{ seed }}.
 Claims: {{ counts.HOLDS }} hold, {{ counts.INCONCLUSIVE }} inconclusive, {{ counts.FAILS }}
 fail, {{ counts['NOT RUN'] }} not run.</p>
-<p>False alarms: when every claim is true, a run of the whole registered suite shows a FAILS
+<p>False alarms: when every claim is true, a run of the suite's own studies shows a FAILS
 verdict on Monte Carlo noise alone with probability at most about {{ budget }} (the budget
 split equally over its {{ claims }} claims: {{ share }} each). Power: a claim HOLDS only where
 it detects a deviation of its resolution with probability 0.95; where it cannot, or where a
@@ -377,10 +376,12 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
 
     The conditions: the design and the prevalence when the study has them, and ``n`` (each
     value when there are at most `EXACT_N_LIMIT`, else the bands `N_BANDS`). Each row: the
-    mean coverage over the condition's cells with its MCSE (cells independent), the smallest
+    mean coverage over the condition's cells with its MCSE (`studies.engine.means`: cells
+    independent; a cell without a coverage or an MCSE leaves them undefined), the smallest
     coverage, and a verdict: under-covers when the mean is below nominal - 0.01 by more than
-    1.96 MCSE, over-covers when above nominal + 0.01 by as much, else meets nominal. Read in
-    pieces, so a grid of millions of cells is never one frame.
+    1.96 MCSE, over-covers when above nominal + 0.01 by as much, undefined when the mean or
+    its MCSE is, else meets nominal. Read in pieces, so a grid of millions of cells is never
+    one frame.
     """
     parts = []
     for rows in result.frames(measures=["coverage"], batch_rows=500_000):
@@ -392,10 +393,9 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
             continue
         keys = ["method", *(k for k in _BAND_KEYS if k in rows.columns), "n"]
         rows = rows.assign(n=rows["n"].astype(float) if "n" in rows.columns else math.nan,
-                           square=rows["mcse"] ** 2)
+                           **mean_terms(rows["value"], rows["mcse"]))
         parts.append(rows.groupby(keys, sort=False, dropna=False).agg(
-            total=("value", "sum"), square=("square", "sum"), cells=("value", "size"),
-            low=("value", "min")))
+            {**MEAN_SUMS, "value": "min"}))
     if not parts:
         return pd.DataFrame()
     found = pd.concat(parts).reset_index()
@@ -408,17 +408,18 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
         found["n"] = found["n"].astype("Int64")
         keys.append("n")
     found = found.groupby(keys, sort=False, dropna=False).agg(
-        total=("total", "sum"), square=("square", "sum"), cells=("cells", "sum"),
-        low=("low", "min")).reset_index()
-    mean = found["total"] / found["cells"]
-    mcse = found["square"] ** 0.5 / found["cells"]
+        {**MEAN_SUMS, "value": "min"}).reset_index()
+    means = means_from_sums(found)
+    mean, mcse = means["value"], means["mcse"]
     slack = BAND_MARGIN + 1.96 * mcse
-    verdict = ["under-covers" if m < 0.95 - s else "over-covers" if m > 0.95 + s
-               else "meets nominal" for m, s in zip(mean, slack, strict=True)]
-    return found.drop(columns=["total", "square", "low"]).assign(
+    verdict = ["undefined" if math.isnan(m) or math.isnan(s) else "under-covers"
+               if m < 0.95 - s else "over-covers" if m > 0.95 + s else "meets nominal"
+               for m, s in zip(mean, slack, strict=True)]
+    return found[keys].assign(
+        cells=means["cells"],
         **{"mean coverage (MCSE)": [f"{m:.4f} ({e:.2g})" for m, e in zip(mean, mcse,
                                                                           strict=True)],
-           "min coverage": found["low"], "verdict": verdict})
+           "min coverage": found["value"], "verdict": verdict})
 
 
 BANDS_TEXT = (
@@ -426,8 +427,11 @@ BANDS_TEXT = (
     "one-sided intervals too), over the cells of each condition (each design, prevalence and "
     "n, or band of n, the study has; the means are over the other parameters). A method "
     "under-covers (red, \"under\") where its mean is below 0.94 by more than 1.96 MCSE, and "
-    "over-covers (yellow, \"over\") where above 0.96 by as much; green meets nominal.")
-_VERDICT_MARK = {"meets nominal": "", "under-covers": " under", "over-covers": " over"}
+    "over-covers (yellow, \"over\") where above 0.96 by as much; green meets nominal. A "
+    "condition where a cell has no coverage or no MCSE (the method failed there) is marked "
+    "\"undefined\".")
+_VERDICT_MARK = {"meets nominal": "", "under-covers": " under", "over-covers": " over",
+                 "undefined": " undefined"}
 
 
 def _bands_pivot(bands: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -503,7 +507,7 @@ def _provenance_html(prov: Mapping[str, str]) -> Markup:
 def _reproduce(meta: Mapping[str, Any], names: Sequence[str]) -> str:
     """The one command that reproduces the run, or why there is none.
 
-    Registered studies on a named grid: ``evalcert study run NAMES --grid G --seed S``; other
+    Discovered studies on a named grid: ``evalcert study run NAMES --grid G --seed S``; other
     studies (``module:ATTRIBUTE``): the recorded command with the seed set; a grid built in
     Python has no command.
     """
@@ -512,7 +516,7 @@ def _reproduce(meta: Mapping[str, Any], names: Sequence[str]) -> str:
     if not isinstance(grid, str):
         return (f"no single command: the grid was built in Python (its values are under "
                 f"grids in report.json); run it with studies.engine.run and rng={seed}")
-    if all(name in STUDY_MODULES for name in names):
+    if set(names) <= set(study_names()):
         words = ["evalcert", "study", "run", *names, "--grid", grid, "--seed", seed,
                  "--out", "DIR"]
         for method in identity.get("methods", []):
@@ -538,11 +542,6 @@ def _aim(module_doc: str) -> str:
     return first[0] if first else ""
 
 
-def _module_doc(study: Study) -> str:
-    module = STUDY_MODULES.get(study.name)
-    return (importlib.import_module(module).__doc__ or "") if module else ""
-
-
 def _write(path: Path, text: str, written: dict[str, str]) -> None:
     data = text.encode("utf-8")
     path.write_bytes(data)
@@ -555,7 +554,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                 written: dict[str, str], summary_rows: Sequence[Mapping[str, Any]] | None
                 ) -> dict[str, Any]:
     name = study.name
-    doc = _module_doc(study)
+    doc = study.ademp
     sections = ademp_sections(doc)
     found = list(summary_rows) if summary_rows is not None else \
         study_summaries({name: result}, [study])[name]
@@ -646,7 +645,7 @@ def _tidy_csv(results: Mapping[str, StudyResult], out: Path, written: dict[str, 
     return left_out
 
 
-def write_report(run_dir: str | Path, studies: Sequence[Study],
+def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
                  results: Mapping[str, StudyResult],
                  verdicts: Mapping[str, Sequence[Verdict]], *,
                  out: str | Path | None = None,
@@ -656,8 +655,9 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
 
     Parameters
     ----------
-    run_dir : path
-        The run directory (its store gives the provenance).
+    run_dir : path or StoredRun
+        The run directory (its store gives the provenance), or the run as read already
+        (`studies.engine.reading.read_run`: its store is not opened again).
     studies : sequence of Study
         The studies of the run (their docstrings, figures and claims).
     results : mapping of str to StudyResult
@@ -673,16 +673,11 @@ def write_report(run_dir: str | Path, studies: Sequence[Study],
         The run compared with a baseline (`studies.report.compare`), shown on the index page
         and kept in report.json.
     """
-    run_dir = Path(run_dir)
+    stored = run_dir if isinstance(run_dir, StoredRun) else read_run(run_dir, results=results)
+    run_dir, meta, state = stored.directory, stored.metadata, stored.state
     target = Path(out) if out is not None else run_dir
     (target / "figures").mkdir(parents=True, exist_ok=True)
-    store = existing_store(run_dir)
-    try:
-        meta = store.metadata()
-    finally:
-        store.close()
     names = [s.name for s in studies]
-    state = run_state(run_dir)
     prov = _provenance(meta, _reproduce(meta, names), state.describe())
     written: dict[str, str] = {}
     rows = [_study_page(s, results[s.name], verdicts.get(s.name, ()), meta, prov, target,

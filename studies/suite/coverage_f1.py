@@ -82,7 +82,6 @@ which the delta interval inherits).
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -91,7 +90,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from estimators import F1_METHODS, F1_METHODS_BY_DESIGN, f1_ci
-from studies.engine import StudyResult
+from studies.engine import StudyResult, mean_over_cells
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.findings import estimate
@@ -256,7 +255,8 @@ def summary(result: StudyResult, *, margin: float = 0.01, z: float = 1.96
     -------
     dict of str to dict
         By method: ``cells``; ``mean_coverage`` and ``mean_coverage_mcse`` (cells independent:
-        the root sum of squared MCSEs over the number of cells); ``min_coverage`` and its
+        the root sum of squared MCSEs over the number of cells, `studies.engine.mean_over_cells`;
+        a cell without a coverage or an MCSE leaves them undefined); ``min_coverage`` and its
         ``min_coverage_mcse``; ``max_shortfall`` (nominal minus the minimum coverage) and
         ``worst_cell`` (its params); ``share_under`` (share of cells under-covering);
         ``mean_width``; ``mean_undefined`` (share of undefined, hence non-covering,
@@ -273,16 +273,17 @@ def summary(result: StudyResult, *, margin: float = 0.01, z: float = 1.96
     for method, rows in by_method.items():
         k = len(rows)
         worst = min(rows, key=lambda r: r["coverage"])
+        coverage, undefined = (
+            mean_over_cells([r[name] for r in rows], [r[f"{name}_mcse"] for r in rows])
+            for name in ("coverage", "undefined"))
         out[method] = {
             "cells": k,
-            "mean_coverage": sum(r["coverage"] for r in rows) / k,
-            "mean_coverage_mcse": math.sqrt(sum(r["coverage_mcse"] ** 2 for r in rows)) / k,
+            "mean_coverage": coverage.value, "mean_coverage_mcse": coverage.mcse,
             "min_coverage": worst["coverage"], "min_coverage_mcse": worst["coverage_mcse"],
             "max_shortfall": worst["shortfall"], "worst_cell": worst["params"],
             "share_under": sum(_under(r, margin, z) for r in rows) / k,
             "mean_width": sum(r["width"] for r in rows) / k,
-            "mean_undefined": sum(r["undefined"] for r in rows) / k,
-            "mean_undefined_mcse": math.sqrt(sum(r["undefined_mcse"] ** 2 for r in rows)) / k,
+            "mean_undefined": undefined.value, "mean_undefined_mcse": undefined.mcse,
         }
     return out
 
@@ -445,6 +446,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 
 STUDY = Study(
     name="coverage_f1",
+    ademp=__doc__,
     version="2",
     grids={
         "quick": Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.15, 0.5],

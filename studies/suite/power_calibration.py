@@ -99,11 +99,11 @@ from estimators import (
     f1_ci,
     f1_estimate,
 )
-from studies.engine import StudyResult
+from studies.engine import StudyResult, mean_over_cells
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.engine.findings import REPRODUCED_WITHIN, estimate, versus_paper
-from studies.engine.performance import Estimates, share_se
+from studies.engine.performance import Estimates, Measure, share_se
 
 __all__ = ["CLAIMS", "INTERVALS", "METHODS", "PAIRED", "PESSIMISM", "PLANS", "SELECTED_FROM",
            "SOURCES", "STUDY", "PassRate", "pass_rate", "population", "summary_table"]
@@ -346,13 +346,14 @@ def pass_rate(population: Sequence[float], *, sample_size: int, threshold: float
                     float(np.median(found.size[attempted])), n, attempts)
 
 
-def _combined(values: Sequence[float], mcses: Sequence[float]) -> tuple[float, float]:
-    """Mean of defined values and its MCSE ``sqrt(sum MCSE^2) / count``."""
-    pairs = [(v, m) for v, m in zip(values, mcses, strict=True) if v == v]
-    if not pairs:
-        return math.nan, math.nan
-    return (sum(v for v, _ in pairs) / len(pairs),
-            math.sqrt(sum(m * m for _, m in pairs)) / len(pairs))
+def _combined(measures: Sequence[Measure]) -> Measure:
+    """The mean of the defined values and its MCSE ``sqrt(sum MCSE^2) / count``
+    (`studies.engine.mean_over_cells`)."""
+    return mean_over_cells([m.value for m in measures], [m.mcse for m in measures],
+                           nan_policy="omit")
+
+
+_UNDEFINED = Measure(math.nan, math.nan)
 
 
 _SUMMARY_MEASURES = ("tested", "conditional_rejection", "rejection", "bias", "median_size",
@@ -377,7 +378,7 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
     """
     rows = []
     for table, over in (("Table 1", "r"), ("by prevalence", "prevalence")):
-        groups: dict[tuple[Any, ...], dict[str, list[tuple[float, float]]]] = {}
+        groups: dict[tuple[Any, ...], dict[str, list[Measure]]] = {}
         for cell in result.expanded().cells:
             p = cell.params
             for method, perf in cell.performance.items():
@@ -385,9 +386,7 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
                 key = (p["source"], *plan, p[over], p["f"])
                 found = groups.setdefault(key, {m: [] for m in _SUMMARY_MEASURES})
                 for name in _SUMMARY_MEASURES:
-                    measure = perf.measures.get(name)
-                    found[name].append((measure.value, measure.mcse) if measure is not None
-                                       else (math.nan, math.nan))
+                    found[name].append(perf.measures.get(name, _UNDEFINED))
         for (source, interval, posterior, value, f), found in groups.items():
             row: dict[str, Any] = {"table": table, "source": source, "posterior": posterior,
                                    "method": interval, "f": f, over: value}
@@ -395,17 +394,16 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
     return rows
 
 
-def _summary_row(row: dict[str, Any], found: dict[str, list[tuple[float, float]]]
-                 ) -> dict[str, Any]:
-    for name, pairs in found.items():
-        value, mcse = _combined([v for v, _ in pairs], [m for _, m in pairs])
+def _summary_row(row: dict[str, Any], found: dict[str, list[Measure]]) -> dict[str, Any]:
+    for name, measures in found.items():
+        mean = _combined(measures)
         label = {"tested": "attempt_rate", "conditional_rejection": "pass_rate",
                  "rejection": "overall_pass_rate", "bias": "mean_f1_minus_theta",
                  "mean_saving": "size_saving"}.get(name, name)
-        row[label] = value
-        row[f"{label}_mcse"] = mcse
+        row[label] = mean.value
+        row[f"{label}_mcse"] = mean.mcse
     row["pass_rate_margin95"] = _Z95 * row["pass_rate_mcse"]
-    row["cells"] = sum(1 for v, _ in found["conditional_rejection"] if v == v)
+    row["cells"] = sum(1 for m in found["conditional_rejection"] if m.value == m.value)
     return row
 
 
@@ -532,17 +530,16 @@ FIGURES = (
 )
 
 def _unbiased_means(result: StudyResult, method: str, measure: str, by: tuple[str, ...]
-                    ) -> dict[tuple[Any, ...], tuple[float, float]]:
+                    ) -> dict[tuple[Any, ...], Measure]:
     """A method's measure on unbiased samples, averaged over the cells at each value of the
     parameters ``by``, with the MCSE of the mean (`_combined`)."""
-    found: dict[tuple[Any, ...], list[tuple[float, float]]] = {}
+    found: dict[tuple[Any, ...], list[Measure]] = {}
     for cell in result.expanded().cells:
         measures = cell.performance[method].measures if method in cell.performance else {}
         if cell.params["source"] == "unbiased" and measure in measures:
             key = tuple(cell.params[name] for name in by)
-            found.setdefault(key, []).append((measures[measure].value, measures[measure].mcse))
-    return {key: _combined([v for v, _ in pairs], [m for _, m in pairs])
-            for key, pairs in sorted(found.items())}
+            found.setdefault(key, []).append(measures[measure])
+    return {key: _combined(cells) for key, cells in sorted(found.items())}
 
 
 def _against_nominal(value: float, mcse: float) -> str:
@@ -563,25 +560,26 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
             "numbers are not in the seed text). Planned from an unbiased sample with its delta "
             "interval and posterior (method ``delta``), the pass rate among attempts on "
             "average over the populations and sample sizes is " + "; ".join(
-                f"at f = {f:g}, {versus_paper(v, m, POWER, percent=True, digits=1)}"
-                for (f,), (v, m) in by_f.items()) + ".")
+                f"at f = {f:g}, {versus_paper(m.value, m.mcse, POWER, percent=True, digits=1)}"
+                for (f,), m in by_f.items()) + ".")
     passed = _unbiased_means(result, "delta", "conditional_rejection", ("prevalence", "f"))
     tested = _unbiased_means(result, "delta", "tested", ("prevalence", "f"))
     prevalences = sorted({prevalence for prevalence, _ in passed})
     ends = [("rarest", prevalences[0]), ("commonest", prevalences[-1])][:len(prevalences)]
     for label, value in ends:
-        here = [(f, *passed[p, f]) for p, f in passed if p == value]
+        here = [(f, passed[p, f].value, passed[p, f].mcse) for p, f in passed if p == value]
         short = [f"{f:g}" for f, v, m in here if v < POWER - REPRODUCED_WITHIN * m]
         found.append(
             f"At the {label} prevalence of the run, {100 * value:.1f}%, the same plans pass, "
             f"on average over the F1s and sample sizes, " + "; ".join(
                 f"at f = {f:g}, {_against_nominal(v, m)} (attempted "
-                f"{100 * tested[value, f][0]:.0f}%)" for f, v, m in here)
+                f"{100 * tested[value, f].value:.0f}%)" for f, v, m in here)
             + f": under-sized (more than {REPRODUCED_WITHIN:g} MCSE below 93%) at "
             + (f"f = {', '.join(short)}." if short else "no f."))
     savings = {name: _unbiased_means(result, name, "mean_saving", ()).get(())
                for name in PAIRED}
-    shown = [f"{estimate(*saving, percent=True, digits=1)} with ``{PAIRED[name]}``"
+    shown = [f"{estimate(saving.value, saving.mcse, percent=True, digits=1)} with "
+             f"``{PAIRED[name]}``"
              for name, saving in savings.items() if saving is not None]
     if shown:
         found.append("Paired replicate by replicate on unbiased samples, the Dirichlet "
@@ -592,6 +590,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 
 STUDY = Study(
     name="power_calibration",
+    ademp=__doc__,
     version="2",
     grids={
         "quick": Grid({"prevalence": [0.15], "f1": [0.85], "f": [0.8], "r": [500],

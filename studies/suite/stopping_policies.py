@@ -96,11 +96,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from estimators import certification_sample_size, f1_ci
-from studies.engine import StudyResult
+from studies.engine import StudyResult, mean_over_cells
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.engine.findings import REPRODUCED_WITHIN, estimate, versus_paper
-from studies.engine.performance import Estimates
+from studies.engine.performance import Estimates, Measure
 from studies.suite.power_calibration import population
 from studies.suite.text_learner import learned_runs
 
@@ -450,24 +450,22 @@ def _figure_3_rows(topics: list[int]) -> list[dict[str, Any]]:
 
 
 def _policy_rows(result: StudyResult) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, str], dict[str, list[tuple[float, float]]]] = {}
+    groups: dict[tuple[str, str], dict[str, list[Measure]]] = {}
     for cell in result.expanded().cells:
         for method, perf in cell.performance.items():
             found = groups.setdefault((cell.params["interval"], method),
                                       {name: [] for name in _ROW_MEASURES})
             for name in _ROW_MEASURES:
-                measure = perf.measures.get(name)
-                found[name].append((measure.value, measure.mcse) if measure is not None
-                                   else (math.nan, math.nan))
+                found[name].append(perf.measures.get(name, _UNDEFINED))
     rows = []
     for (interval, method), found in groups.items():
         row: dict[str, Any] = {"table": "policies", "interval": interval, "policy": method,
                                "wait": _wait(method), "topics": len(found["tested"])}
-        opened = [v for v, _ in found["tested"]]
+        opened = [m.value for m in found["tested"]]
         for name, label in _ROW_MEASURES.items():
             # a share among the runs that open pools the topics by how many runs opened
-            weights = opened if name in _AMONG_OPENED else [1.0] * len(opened)
-            row[label], row[f"{label}_mcse"] = _pooled(found[name], weights)
+            pooled = _pooled(found[name], opened if name in _AMONG_OPENED else None)
+            row[label], row[f"{label}_mcse"] = pooled.value, pooled.mcse
         row["cannot_open"] = 1.0 - row["open_rate"]
         row["cannot_open_mcse"] = row["open_rate_mcse"]
         for key in ("success", "saving", "saving_all_runs", "cannot_open"):
@@ -482,20 +480,18 @@ def _policy_rows(result: StudyResult) -> list[dict[str, Any]]:
 _AMONG_OPENED = ("conditional_rejection", "conditional_saving", "mean_size")
 
 
-def _pooled(pairs: list[tuple[float, float]], weights: list[float]) -> tuple[float, float]:
-    """Weighted mean of the defined values and its MCSE ``sqrt(sum w^2 MCSE^2) / sum w``.
+_UNDEFINED = Measure(math.nan, math.nan)
 
-    A topic where a single run opened has a value but no MCSE of its own; it takes the
-    largest MCSE of the other topics (conservative).
+
+def _pooled(measures: Sequence[Measure], weights: Sequence[float] | None) -> Measure:
+    """The mean over the topics whose value is defined, weighted by ``weights`` (equal when
+    None), and its MCSE ``sqrt(sum w^2 MCSE^2) / sum w`` (`studies.engine.mean_over_cells`).
+
+    A topic where a single run opened has a value but no MCSE of its own, so the mean has
+    none either (nan): no other topic's MCSE stands in for it.
     """
-    used = [(v, m, w) for (v, m), w in zip(pairs, weights, strict=True) if v == v and w > 0]
-    total = sum(w for _, _, w in used)
-    if not total:
-        return math.nan, math.nan
-    known = [m for _, m, _ in used if m == m]
-    largest = max(known) if known else math.nan
-    return (sum(v * w for v, _, w in used) / total,
-            math.sqrt(sum(((m if m == m else largest) * w) ** 2 for _, m, w in used)) / total)
+    return mean_over_cells([m.value for m in measures], [m.mcse for m in measures], weights,
+                           nan_policy="omit")
 
 
 def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -525,7 +521,7 @@ _Rows = Mapping[tuple[str, str], Mapping[str, Any]]
 
 def _share(value: float, mcse: float) -> str:
     if math.isnan(mcse) and not math.isnan(value):  # a single run cannot estimate its spread
-        return f"{value:.1%} (one run, MCSE undefined)"
+        return f"{value:.1%} (MCSE undefined: a topic where one run opened)"
     return estimate(value, mcse, percent=True, digits=1)
 
 
@@ -638,12 +634,11 @@ def _topic_findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -
     third = max(1, len(topics) // 3)
     parts = []
     for name, chosen in (("rarest", topics[:third]), ("commonest", topics[-third:])):
-        pairs = [(found[t]["conditional_rejection"].value,
-                  found[t]["conditional_rejection"].mcse) for t in chosen]
-        value, mcse = _pooled(pairs, [found[t]["tested"].value for t in chosen])
+        pooled = _pooled([found[t]["conditional_rejection"] for t in chosen],
+                         [found[t]["tested"].value for t in chosen])
         span = f"topic {chosen[0]}" if len(chosen) == 1 else \
             f"topics {chosen[0]}-{chosen[-1]}"
-        parts.append(f"{_share(value, mcse)} on the {name} {span}")
+        parts.append(f"{_share(pooled.value, pooled.mcse)} on the {name} {span}")
     return [f"With the {interval} interval, first-within-budget's success rate among the runs "
             f"that open is {parts[0]} and {parts[1]} of the grid (nominal {POWER:.0%})."]
 
@@ -775,6 +770,7 @@ _FIGURE_3 = (
 
 STUDY = Study(
     name="stopping_policies",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"topic": [8, 14, 22], "interval": ["delta"]}, n_replicates=3),
@@ -827,6 +823,7 @@ def _learned_summary(result: StudyResult) -> list[dict[str, Any]]:
 
 LEARNED = Study(
     name="stopping_policies_learned",
+    ademp=__doc__,
     version="1",
     grids={
         "quick": Grid({"topic": [14, 28], "interval": ["delta"]}, n_replicates=3),
