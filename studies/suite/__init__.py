@@ -2,7 +2,8 @@
 
 Each module here that binds a `Study` to ``STUDY`` is a study of that name, found by
 `registry` (as are installed packages' studies, entry-point group ``evalcert.studies``) and
-imported only when used; ``evalcert study new NAME`` writes a new one from `template`:
+imported only when used; ``evalcert study new NAME`` writes a new one
+(`studies.cli.template`). The suite's studies:
 
 ``coverage_proportion``, ``coverage_f1``, ``coverage_f1_exact``
     coverage and width of the binomial and F1 confidence intervals;
