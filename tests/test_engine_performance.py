@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
@@ -15,6 +17,7 @@ from studies.engine.performance import (
     Estimates,
     OutcomeLaw,
     _monotone_runs,
+    exact_measures,
     exact_performance,
     performance,
 )
@@ -321,3 +324,66 @@ def test_exact_coverage_count_by_count_counts_a_bound_exactly_at_the_true_value(
     expected = float(pmf[x % 3 != 2].sum())
     assert expected == pytest.approx(_hand_coverage(low, high, p, n), abs=1e-15)
     assert found[0]["coverage"].value == pytest.approx(expected, abs=1e-14)
+
+
+def _every_field(rng, k):
+    """Estimates with every field, undefined (nan) entries where a field allows them."""
+    t = rng.normal(0.4, 0.3, k)
+    half = rng.uniform(0.05, 0.5, k)
+    missing = rng.random((4, k)) < 0.3
+    return Estimates(
+        estimate=t, se=half / 2, low=t - half, high=t + half,
+        reject=np.where(missing[0], np.nan, rng.random(k) < 0.4),
+        size=np.where(missing[1], np.nan, rng.integers(10, 200, k).astype(float)),
+        correct=np.where(missing[2], np.nan, rng.random(k) < 0.6),
+        saving=np.where(missing[3], np.nan, rng.uniform(-0.5, 0.9, k)))
+
+
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 300), theta=st.floats(-1.0, 1.0))
+def test_one_cell_and_many_cells_give_the_same_measures(seed, k, theta):
+    # performance() on one cell's probabilities and exact_measures() on many cells take the
+    # expectations their own way (a sum vs row by row, coverage outcome by outcome vs by
+    # monotone runs): every measure agrees to rounding.
+    rng = np.random.default_rng(seed)
+    est = _every_field(rng, k)
+    p = rng.dirichlet(np.full(k, 0.7)) * (rng.random(k) < 0.8)
+    p[rng.integers(k)] += 0.1
+    p /= p.sum()
+    alone = performance(est, theta, probability=p)
+    many = exact_measures(est, [theta], [p])
+    assert list(many) == list(alone.measures)
+    for name, values in many.items():
+        assert values.shape == (1,)
+        assert values[0] == pytest.approx(alone[name].value, rel=1e-12, abs=1e-12, nan_ok=True), \
+            name
+        assert alone[name].mcse == 0.0 or math.isnan(alone[name].mcse), name
+    # and both are the plain probability-weighted sums
+    t, low, high = est.estimate, est.low, est.high
+    t_bar = np.sum(p * t)
+    plain = {"bias": t_bar - theta, "empirical_se": math.sqrt(np.sum(p * (t - t_bar) ** 2)),
+             "coverage": np.sum(p[(low <= theta) & (theta <= high)]),
+             "width": np.sum(p * (high - low))}
+    for name, value in plain.items():
+        assert many[name][0] == pytest.approx(value, rel=1e-12, abs=1e-14), name
+
+
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 300), theta=st.floats(-1.0, 1.0))
+def test_equal_weights_give_the_plain_sample_measures(seed, k, theta):
+    rng = np.random.default_rng(seed)
+    est = _every_field(rng, k)
+    perf = performance(est, theta)
+    t, low, high = est.estimate, est.low, est.high
+    plain = {"bias": t.mean() - theta, "empirical_se": t.std(ddof=1),
+             "mse": np.mean((t - theta) ** 2),
+             "coverage": np.mean((low <= theta) & (theta <= high)),
+             "be_coverage": np.mean((low <= t.mean()) & (t.mean() <= high)),
+             "width": np.mean(high - low), "model_se": math.sqrt(np.mean(est.se**2)),
+             "tested": np.mean(~np.isnan(est.reject)), "rejection": np.nansum(est.reject) / k,
+             "correct_share": np.mean(est.correct == 1.0),
+             "mean_saving": np.nanmean(est.saving) if (~np.isnan(est.saving)).any()
+             else math.nan}
+    for name, value in plain.items():
+        assert perf[name].value == pytest.approx(value, rel=1e-12, abs=1e-14, nan_ok=True), name
+    assert perf["bias"].mcse == pytest.approx(t.std(ddof=1) / math.sqrt(k), rel=1e-12)
+    # a count of replicates over R is an exact multiple of 1 / R
+    assert perf["tested"].value == np.sum(~np.isnan(est.reject)) / k

@@ -69,10 +69,11 @@ package simhelpers [JP2024]. Morris et al.'s ``S / sqrt(2 (R - 1))`` is its valu
 (normal estimates); for skewed estimates (an error rate near its floor, a count) it can be
 half the real spread, which would make every comparison of empirical SEs overconfident.
 
-Two paths share these formulas. The **Monte Carlo path** weights every replicate equally (or by
-its frequency, when identical outcomes are tallied). The **exact path** enumerates the outcome
-space and weights each outcome by its probability: the measures are then the estimator's true
-operating characteristics, ``S`` is its true standard deviation and every MCSE is 0.
+Two paths share these formulas, each measure written once as expectations over the outcomes.
+The **Monte Carlo path** weights every replicate equally (or by its frequency, when identical
+outcomes are tallied). The **exact path** enumerates the outcome space and weights each outcome
+by its probability: the measures are then the estimator's true operating characteristics,
+``S`` is its true standard deviation and every MCSE is 0.
 `exact_performance` computes the exact path for many cells at once when they share their
 outcomes and estimates and differ only in the outcome probabilities and the true value (e.g.
 binomial cells of one ``n`` and several ``p``): each measure is then a probability matrix
@@ -100,9 +101,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -235,9 +236,72 @@ class Performance:
         return cls(measures=measures, n_replicates=data["n_replicates"])
 
 
+def share_se(share: float, count: float) -> float:
+    """The MCSE of a share of ``count`` replicates: the half-width of its Wilson score interval
+    at one standard error, ``sqrt(c (1 - c) / R + 1 / (4 R^2)) / (1 + 1 / R)``.
+
+    It is ``sqrt(c (1 - c) / R)`` to within ``1 / R`` inside (0, 1), and ``1 / (2 (R + 1))``,
+    not 0, at a share of 0 or 1, where ``sqrt(c (1 - c) / R)`` would claim a certainty that
+    ``R`` replicates cannot give (Wilson 1927; Brown, Cai & DasGupta 2001, eq. 4, at z = 1).
+    """
+    # Weighted sums can land a rounding error outside [0, 1] (e.g. 1 + 4e-16).
+    share = min(max(share, 0.0), 1.0)
+    return math.sqrt(share * (1.0 - share) / count + 0.25 / count**2) / (1.0 + 1.0 / count)
+
+
+# A measure's value: a float for one cell (`_Weights`), an array over cells (`_Cells`).
+_Value = Any
+
+
+class _Expectation(Protocol):
+    """Expectations over the outcomes of a cell, as the measures of Table 6 need them.
+
+    Each measure's value is written once, in terms of these expectations; `_Weights` takes
+    them over the replicates of one cell (the Monte Carlo path: equal or frequency weights;
+    or one cell's outcome probabilities), `_Cells` over the enumerated outcomes of many cells
+    at once (the exact path). They differ in arithmetic: how a weighted sum is added up, how
+    coverage is summed (by monotone runs on the exact path), and on one cell a count of
+    replicates kept an exact multiple of ``1 / R`` and a ratio of shares clipped to [0, 1].
+    They differ in one definition: over ``R`` replicates ``S^2`` has the ``R - 1`` divisor of
+    Table 6, over probabilities it is the true variance.
+    """
+
+    def mean(self, x: NDArray[Any]) -> _Value:
+        """The expectation of per-outcome values ``x`` (per outcome, or per cell and outcome)."""
+
+    def per_outcome(self, value: _Value) -> _Value:
+        """A per-cell value shaped to combine with per-outcome values."""
+
+    def variance(self, moment: _Value) -> _Value:
+        """``S^2`` from the second central moment."""
+
+    def share(self, x: NDArray[Any]) -> _Value:
+        """The expectation of an indicator of replicates (a share of them)."""
+
+    def clip_share(self, share: _Value) -> _Value:
+        """A ratio of shares as a share."""
+
+    def covering(self, low: Array, high: Array) -> Callable[[_Value], _Value]:
+        """The probability that ``low <= centre <= high``, as a function of the centre."""
+
+    def defined_mean(self, x: Array, defined: NDArray[np.bool_]) -> _Value:
+        """The expectation of ``x`` given ``defined`` (nan where that has probability 0)."""
+
+    def cells(self, defined: NDArray[np.bool_]) -> Iterable[Array]:
+        """Each cell's weights of the outcomes in ``defined``."""
+
+    def gather(self, values: list[float]) -> _Value:
+        """Per-cell values (in the order of `cells`) as one value."""
+
+
 @dataclass(frozen=True)
 class _Weights:
-    """Normalised weights and the replicate count ``R`` (None on the exact path)."""
+    """One cell: normalised weights and the replicate count ``R`` (None for probabilities).
+
+    With ``R`` every replicate counts ``1 / R`` (or its frequency over ``R``): shares of
+    replicates are exact multiples of ``1 / R``, ``S^2`` has the ``R - 1`` divisor and the
+    MCSEs are those of Table 6. With probabilities the measures are exact and every MCSE 0.
+    """
 
     w: Array
     n: int | None
@@ -247,11 +311,39 @@ class _Weights:
         # then depends on the thread count (the machine, the backend), breaking reproducibility
         return float(np.sum(self.w * x))
 
-    def var(self, x: NDArray[Any]) -> float:
-        """``S^2``: unbiased (R - 1 divisor) on the MC path, the true variance when exact."""
-        centred = x - self.mean(x)
-        moment = self.mean(centred * centred)
+    def per_outcome(self, value: float) -> float:
+        return value
+
+    def variance(self, moment: float) -> float:
+        """Unbiased (R - 1 divisor) on the MC path, the true variance with probabilities."""
         return moment if self.n is None else moment * self.n / (self.n - 1)
+
+    def share(self, x: NDArray[Any]) -> float:
+        share = self.mean(x)
+        # a count of replicates: an exact multiple of 1 / R, not a rounded sum
+        return share if self.n is None else round(share * self.n) / self.n
+
+    def clip_share(self, share: float) -> float:
+        # weighted sums can round a ratio of shares a hair outside [0, 1]
+        return min(max(share, 0.0), 1.0)
+
+    def covering(self, low: Array, high: Array) -> Callable[[float], float]:
+        return lambda centre: self.mean((low <= centre) & (centre <= high))
+
+    def defined_mean(self, x: Array, defined: NDArray[np.bool_]) -> float:
+        return _normalised_mean(self.w[defined], x[defined])
+
+    def cells(self, defined: NDArray[np.bool_]) -> list[Array]:
+        return [self.w[defined]]
+
+    def gather(self, values: list[float]) -> float:
+        (value,) = values
+        return value
+
+    def var(self, x: NDArray[Any]) -> float:
+        """``S^2`` of ``x``."""
+        centred = x - self.mean(x)
+        return self.variance(self.mean(centred * centred))
 
     def kurtosis(self, x: NDArray[Any]) -> float:
         """``mean c^4 / (mean c^2)^2`` of the centred ``c = x - mean x`` (nan if constant)."""
@@ -276,17 +368,255 @@ class _Weights:
         return 0.0 if self.n is None else share_se(share, self.n)
 
 
-def share_se(share: float, count: float) -> float:
-    """The MCSE of a share of ``count`` replicates: the half-width of its Wilson score interval
-    at one standard error, ``sqrt(c (1 - c) / R + 1 / (4 R^2)) / (1 + 1 / R)``.
+class _Cells:
+    """Many cells that share their outcomes, each weighting them by its probabilities.
 
-    It is ``sqrt(c (1 - c) / R)`` to within ``1 / R`` inside (0, 1), and ``1 / (2 (R + 1))``,
-    not 0, at a share of 0 or 1, where ``sqrt(c (1 - c) / R)`` would claim a certainty that
-    ``R`` replicates cannot give (Wilson 1927; Brown, Cai & DasGupta 2001, eq. 4, at z = 1).
+    Sums go through `_row_means` and coverage through `_coverage` (by monotone runs), so a
+    cell's value does not depend on the other cells; a ratio of shares is left as computed.
     """
-    # Weighted sums can land a rounding error outside [0, 1] (e.g. 1 + 4e-16).
-    share = min(max(share, 0.0), 1.0)
-    return math.sqrt(share * (1.0 - share) / count + 0.25 / count**2) / (1.0 + 1.0 / count)
+
+    def __init__(self, law: OutcomeLaw) -> None:
+        self.law = law
+
+    def mean(self, x: NDArray[Any]) -> Array:
+        return _row_means(self.law.matrix, x)
+
+    def per_outcome(self, value: Array) -> Array:
+        return value[:, None]
+
+    def variance(self, moment: Array) -> Array:
+        return moment
+
+    def share(self, x: NDArray[Any]) -> Array:
+        return self.mean(x)
+
+    def clip_share(self, share: Array) -> Array:
+        return share
+
+    def covering(self, low: Array, high: Array) -> Callable[[Array], Array]:
+        return functools.partial(_coverage, low, high, law=self.law,
+                                 runs=_monotone_runs(low, high))
+
+    def defined_mean(self, x: Array, defined: NDArray[np.bool_]) -> Array:
+        mass = self.mean(defined)
+        total: Array = _ratio(self.mean(np.where(defined, x, 0.0)), mass, mass > 0)
+        return total
+
+    def cells(self, defined: NDArray[np.bool_]) -> Array:
+        return self.law.matrix[:, defined]
+
+    def gather(self, values: list[float]) -> Array:
+        return np.asarray(values, dtype=np.float64)
+
+
+def _ratio(numerator: _Value, denominator: _Value, defined: _Value) -> _Value:
+    """``numerator / denominator`` where ``defined``, else nan (inf where it overflows)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.where(defined, np.divide(numerator, denominator), math.nan)
+
+
+def _floats(x: NDArray[Any]) -> Array:
+    return np.asarray(x, dtype=np.float64)
+
+
+def _values(est: Estimates, theta: _Value, expect: _Expectation) -> dict[str, _Value]:
+    """Every measure the present fields allow: the estimates of Table 6 [MWC2019]."""
+    found: dict[str, _Value] = {}
+    t_bar = None
+    if est.estimate is not None:
+        t_bar = expect.mean(est.estimate)
+        found |= _estimate_values(est.estimate, t_bar, theta, expect)
+    if est.se is not None:
+        model_se = np.sqrt(expect.mean(est.se * est.se))
+        found["model_se"] = model_se
+        if est.estimate is not None:
+            empirical = found["empirical_se"]
+            found["model_se_error"] = _ratio(model_se, empirical, empirical > 0) - 1.0
+    if est.low is not None and est.high is not None:
+        low, high = _floats(est.low), _floats(est.high)
+        inside = expect.covering(low, high)
+        found["coverage"] = inside(theta)
+        found["width"] = expect.mean(high - low)
+        if t_bar is not None:
+            found["be_coverage"] = inside(t_bar)
+    if est.reject is not None:
+        found |= _test_values(_floats(est.reject), expect)
+    if est.size is not None:
+        found |= _size_values(_floats(est.size), expect)
+    if est.correct is not None:
+        found["correct_share"] = expect.share(np.nan_to_num(_floats(est.correct)) == 1.0)
+    if est.saving is not None:
+        saving = _floats(est.saving)
+        defined = ~np.isnan(saving)
+        found["mean_saving"] = expect.defined_mean(saving, defined)
+        if est.reject is not None:
+            tested = ~np.isnan(_floats(est.reject))
+            found["conditional_saving"] = expect.defined_mean(saving, defined & tested)
+    return found
+
+
+def _estimate_values(t: Array, t_bar: _Value, theta: _Value, expect: _Expectation
+                     ) -> dict[str, _Value]:
+    centred = t - expect.per_outcome(t_bar)
+    return {
+        "bias": t_bar - theta,
+        "relative_bias": _ratio(t_bar - theta, theta, theta != 0),
+        "empirical_se": np.sqrt(expect.variance(expect.mean(centred * centred))),
+        "mse": expect.mean((t - expect.per_outcome(theta)) ** 2),
+    }
+
+
+def _test_values(reject: Array, expect: _Expectation) -> dict[str, _Value]:
+    """``tested``, ``rejection`` and ``conditional_rejection`` (nan: no test made)."""
+    made = ~np.isnan(reject)
+    tested = expect.share(made)
+    rejection = expect.share(np.where(made, reject, 0.0))
+    return {"tested": tested, "rejection": rejection,
+            "conditional_rejection": expect.clip_share(_ratio(rejection, tested, tested > 0))}
+
+
+def _size_values(size: Array, expect: _Expectation) -> dict[str, _Value]:
+    """The mean and quartiles of ``size`` where it is defined."""
+    defined = ~np.isnan(size)
+    x = size[defined]
+    cells = [_size_summary(weight, x) for weight in expect.cells(defined)]
+    return {name: expect.gather([cell[name] for cell in cells])
+            for name in ("mean_size", *_SIZE_QUANTILES)}
+
+
+def _size_summary(weight: Array, x: Array) -> dict[str, float]:
+    """The mean and quartiles of ``x`` under ``weight`` (nan if ``weight`` is all 0)."""
+    if weight.sum() <= 0:
+        return dict.fromkeys(("mean_size", *_SIZE_QUANTILES), math.nan)
+    sorted_x, cumulative = _ordered(weight, x)
+    return {"mean_size": _normalised_mean(weight, x)} | {
+        name: _weighted_quantile(sorted_x, cumulative, q) for name, q in _SIZE_QUANTILES.items()}
+
+
+def _normalised_mean(weight: Array, x: Array) -> float:
+    """The mean of ``x`` under ``weight`` rescaled to sum to 1 (nan if it sums to 0)."""
+    total = weight.sum()
+    return float(np.sum(weight / total * x)) if total > 0 else math.nan
+
+
+def _ordered(weight: Array, x: Array) -> tuple[Array, Array]:
+    """``x`` sorted, and the cumulative weight (rescaled to sum to 1) along it."""
+    order = np.argsort(x, kind="stable")
+    return x[order], np.cumsum((weight / weight.sum())[order])
+
+
+def _weighted_quantile(sorted_x: Array, cumulative: Array, q: float) -> float:
+    """Inverted-CDF quantile: the smallest x whose cumulative weight reaches ``q``."""
+    position = int(np.searchsorted(cumulative, min(max(q, 0.0), 1.0) - 1e-12))
+    return float(sorted_x[min(position, sorted_x.size - 1)])
+
+
+def _mcse(est: Estimates, theta: float, values: Mapping[str, float], wt: _Weights
+          ) -> dict[str, float]:
+    """The MCSE of every measure in ``values`` (Table 6 [MWC2019]; 0 with probabilities,
+    nan where undefined)."""
+    found: dict[str, float] = {}
+    if est.estimate is not None:
+        bias_se = wt.se_of_mean(est.estimate)
+        found |= {"bias": bias_se,
+                  "relative_bias": bias_se / abs(theta) if theta != 0 else math.nan,
+                  "empirical_se": wt.se_of_sd(est.estimate),
+                  "mse": wt.se_of_mean((est.estimate - theta) ** 2)}
+    if est.se is not None:
+        found |= _model_se_mcse(est, values, wt)
+    if est.low is not None and est.high is not None:
+        found["width"] = wt.se_of_mean(_floats(est.high) - _floats(est.low))
+        for name in ("coverage", "be_coverage"):
+            if name in values:
+                found[name] = wt.se_of_proportion(values[name])
+    if est.reject is not None:
+        found |= _test_mcse(values, wt)
+    if est.size is not None:
+        found |= _size_mcse(_floats(est.size), values, wt)
+    if est.correct is not None:
+        found["correct_share"] = wt.se_of_proportion(values["correct_share"])
+    if est.saving is not None:
+        saving = _floats(est.saving)
+        defined = ~np.isnan(saving)
+        found["mean_saving"] = _defined_mean_se(saving, defined, values["mean_saving"], wt)
+        if est.reject is not None:
+            tested = ~np.isnan(_floats(est.reject))
+            found["conditional_saving"] = _defined_mean_se(
+                saving, defined & tested, values["conditional_saving"], wt)
+    return found
+
+
+def _model_se_mcse(est: Estimates, values: Mapping[str, float], wt: _Weights
+                   ) -> dict[str, float]:
+    assert est.se is not None  # guaranteed by _NEEDS
+    model_se = values["model_se"]
+    usable = model_se > 0
+    spread = 0.0 if wt.n is None or not usable else \
+        math.sqrt(wt.var(est.se * est.se) / (4 * wt.n)) / model_se
+    found = {"model_se": spread}
+    if est.estimate is not None:
+        emp = values["empirical_se"]
+        mcse = 0.0
+        if wt.n is not None:
+            # delta method on the ratio of two roughly independent MC estimates [MWC2019]
+            ratio = model_se / emp if emp > 0 else math.nan
+            relative = wt.se_of_sd(est.estimate) / emp if emp > 0 else math.nan
+            mcse = ratio * math.sqrt(spread**2 / model_se**2 + relative**2) \
+                if usable else math.nan
+        found["model_se_error"] = mcse
+    return found
+
+
+def _test_mcse(values: Mapping[str, float], wt: _Weights) -> dict[str, float]:
+    tested = values["tested"]
+    if not tested > 0:  # no test, no pass rate
+        spread = math.nan
+    elif wt.n is None:
+        spread = 0.0
+    elif tested * wt.n < 2:  # one test cannot estimate its own spread: undefined, not 0
+        spread = math.nan
+    else:
+        spread = share_se(values["conditional_rejection"], tested * wt.n)
+    return {"tested": wt.se_of_proportion(tested),
+            "rejection": wt.se_of_proportion(values["rejection"]),
+            "conditional_rejection": spread}
+
+
+def _size_mcse(size: Array, values: Mapping[str, float], wt: _Weights) -> dict[str, float]:
+    """The MCSEs of the mean and quartiles of ``size`` over the replicates that have one."""
+    defined = ~np.isnan(size)
+    weight = wt.w[defined]
+    if weight.sum() <= 0:
+        return dict.fromkeys(("mean_size", *_SIZE_QUANTILES), math.nan)
+    count = None if wt.n is None else float(wt.n * weight.sum())
+    # a single size cannot estimate its own spread: its MCSEs are undefined, not 0
+    single = count is not None and count < 2
+    found = {"mean_size": _defined_mean_se(size, defined, values["mean_size"], wt)}
+    sorted_x, cumulative = _ordered(weight, size[defined])
+    for name, q in _SIZE_QUANTILES.items():
+        spread = math.nan if single else 0.0
+        if count is not None and not single:
+            half = _Z95 * math.sqrt(q * (1.0 - q) / count)
+            spread = (_weighted_quantile(sorted_x, cumulative, q + half)
+                      - _weighted_quantile(sorted_x, cumulative, q - half)) / (2.0 * _Z95)
+        found[name] = spread
+    return found
+
+
+def _defined_mean_se(x: Array, defined: NDArray[np.bool_], mean: float, wt: _Weights
+                     ) -> float:
+    """The MCSE ``sqrt(S^2 / T)`` of the mean of ``x`` over the ``T`` replicates in
+    ``defined`` (nan when ``T < 2``: one value cannot estimate its own spread; nan when
+    ``T = 0``)."""
+    weight = wt.w[defined]
+    if weight.sum() <= 0:
+        return math.nan
+    if wt.n is None:
+        return 0.0
+    count = float(wt.n * weight.sum())
+    share = weight / weight.sum()
+    variance = float(np.sum(share * (x[defined] - mean) ** 2))
+    return math.nan if count < 2 else math.sqrt(variance / (count - 1))
 
 
 def _weights(size: int, frequency: Any, probability: Any) -> _Weights:
@@ -306,144 +636,6 @@ def _weights(size: int, frequency: Any, probability: Any) -> _Weights:
     if total < 2:
         raise ValueError(f"the number of replicates must be at least 2; got {total}.")
     return _Weights(f / total, total)
-
-
-def _estimate_measures(t: Array, theta: float, wt: _Weights) -> dict[str, Measure]:
-    t_bar = wt.mean(t)
-    s2 = wt.var(t)
-    bias_se = wt.se_of_mean(t)
-    err2 = (t - theta) ** 2
-    mse = wt.mean(err2)
-    rel = (t_bar - theta) / theta if theta != 0 else math.nan
-    rel_se = bias_se / abs(theta) if theta != 0 else math.nan
-    return {
-        "bias": Measure(t_bar - theta, bias_se),
-        "relative_bias": Measure(rel, rel_se),
-        "empirical_se": Measure(math.sqrt(s2), wt.se_of_sd(t)),
-        "mse": Measure(mse, wt.se_of_mean(err2)),
-    }
-
-
-def _model_se_measures(est: Estimates, wt: _Weights) -> dict[str, Measure]:
-    assert est.se is not None  # guaranteed by _NEEDS
-    v = est.se * est.se
-    model_se = math.sqrt(wt.mean(v))
-    var_v = wt.var(v)
-    usable = wt.n is not None and model_se > 0
-    spread = math.sqrt(var_v / (4 * wt.n)) / model_se if usable else 0.0
-    out = {"model_se": Measure(model_se, spread)}
-    if est.estimate is not None:
-        emp = math.sqrt(wt.var(est.estimate))
-        ratio = model_se / emp if emp > 0 else math.nan
-        mcse = 0.0
-        if wt.n is not None:
-            # delta method on the ratio of two roughly independent MC estimates [MWC2019]
-            relative = wt.se_of_sd(est.estimate) / emp if emp > 0 else math.nan
-            mcse = ratio * math.sqrt(spread**2 / model_se**2 + relative**2) \
-                if usable else math.nan
-        out["model_se_error"] = Measure(ratio - 1.0, mcse)
-    return out
-
-
-def _interval_measures(est: Estimates, theta: float, wt: _Weights) -> dict[str, Measure]:
-    assert est.low is not None and est.high is not None  # guaranteed by _NEEDS
-    cover = wt.mean((est.low <= theta) & (theta <= est.high))
-    width = est.high - est.low
-    out = {
-        "coverage": Measure(cover, wt.se_of_proportion(cover)),
-        "width": Measure(wt.mean(width), wt.se_of_mean(width)),
-    }
-    if est.estimate is not None:
-        t_bar = wt.mean(est.estimate)
-        be = wt.mean((est.low <= t_bar) & (t_bar <= est.high))
-        out["be_coverage"] = Measure(be, wt.se_of_proportion(be))
-    return out
-
-
-def _test_measures(reject: Array, wt: _Weights) -> dict[str, Measure]:
-    """``tested``, ``rejection`` and ``conditional_rejection`` (nan: no test made)."""
-    made = ~np.isnan(reject)
-    tested, share = wt.mean(made), wt.mean(np.where(made, reject, 0.0))
-    if wt.n is not None:  # counts of replicates: exact multiples of 1 / R, not rounded sums
-        tested, share = round(tested * wt.n) / wt.n, round(share * wt.n) / wt.n
-    out = {"tested": Measure(tested, wt.se_of_proportion(tested)),
-           "rejection": Measure(share, wt.se_of_proportion(share))}
-    if tested > 0:
-        conditional = min(max(share / tested, 0.0), 1.0)
-        tests = None if wt.n is None else tested * wt.n
-        # one test cannot estimate its own spread: undefined, not 0
-        spread = 0.0 if tests is None else math.nan if tests < 2 else share_se(
-            conditional, tests)
-        out["conditional_rejection"] = Measure(conditional, spread)
-    else:
-        out["conditional_rejection"] = Measure(math.nan, math.nan)
-    return out
-
-
-def _weighted_quantile(sorted_x: Array, cumulative: Array, q: float) -> float:
-    """Inverted-CDF quantile: the smallest x whose cumulative weight reaches ``q``."""
-    position = int(np.searchsorted(cumulative, min(max(q, 0.0), 1.0) - 1e-12))
-    return float(sorted_x[min(position, sorted_x.size - 1)])
-
-
-def _size_measures(size: Array, wt: _Weights) -> dict[str, Measure]:
-    """The mean and quartiles of ``size`` over the replicates that have one."""
-    defined = ~np.isnan(size)
-    weight = wt.w[defined]
-    if weight.sum() <= 0:
-        return {name: Measure(math.nan, math.nan)
-                for name in ("mean_size", *_SIZE_QUANTILES)}
-    x = size[defined]
-    share = weight / weight.sum()
-    count = None if wt.n is None else float(wt.n * weight.sum())
-    # a single size cannot estimate its own spread: its MCSEs are undefined, not 0
-    single = count is not None and count < 2
-    out = {"mean_size": _defined_mean(size, defined, wt)}
-    order = np.argsort(x, kind="stable")
-    sorted_x, cumulative = x[order], np.cumsum(share[order])
-    for name, q in _SIZE_QUANTILES.items():
-        value = _weighted_quantile(sorted_x, cumulative, q)
-        spread = math.nan if single else 0.0
-        if count is not None and not single:
-            half = _Z95 * math.sqrt(q * (1.0 - q) / count)
-            spread = (_weighted_quantile(sorted_x, cumulative, q + half)
-                      - _weighted_quantile(sorted_x, cumulative, q - half)) / (2.0 * _Z95)
-        out[name] = Measure(value, spread)
-    return out
-
-
-def _defined_mean(x: Array, defined: NDArray[np.bool_], wt: _Weights) -> Measure:
-    """Mean of ``x`` over the replicates in ``defined``, MCSE ``sqrt(S^2 / T)`` over those
-    ``T`` (nan when ``T < 2``: one value cannot estimate its own spread; nan when ``T = 0``)."""
-    weight = wt.w[defined]
-    if weight.sum() <= 0:
-        return Measure(math.nan, math.nan)
-    share = weight / weight.sum()
-    values = x[defined]
-    mean = float(np.sum(share * values))
-    if wt.n is None:
-        return Measure(mean, 0.0)
-    count = float(wt.n * weight.sum())
-    variance = float(np.sum(share * (values - mean) ** 2))
-    return Measure(mean, math.nan if count < 2 else math.sqrt(variance / (count - 1)))
-
-
-def _decision_measures(est: Estimates, wt: _Weights) -> dict[str, Measure]:
-    """``correct_share``, ``mean_saving`` and ``conditional_saving``."""
-    out: dict[str, Measure] = {}
-    if est.correct is not None:
-        right = wt.mean(np.nan_to_num(np.asarray(est.correct, dtype=np.float64)) == 1.0)
-        if wt.n is not None:  # a count of replicates: an exact multiple of 1 / R
-            right = round(right * wt.n) / wt.n
-        out["correct_share"] = Measure(right, wt.se_of_proportion(right))
-    if est.saving is not None:
-        saving = np.asarray(est.saving, dtype=np.float64)
-        defined = ~np.isnan(saving)
-        out["mean_saving"] = _defined_mean(saving, defined, wt)
-        if est.reject is not None:
-            tested = ~np.isnan(np.asarray(est.reject, dtype=np.float64))
-            out["conditional_saving"] = _defined_mean(saving, defined & tested, wt)
-    return out
 
 
 def _checked(measures: Iterable[str], estimates: Estimates
@@ -514,19 +706,10 @@ def performance(
     wt = _weights(size, frequency, probability)
     est = Estimates(**arrays)
     theta = float(true_value)
-    found: dict[str, Measure] = {}
-    if est.estimate is not None:
-        found |= _estimate_measures(est.estimate, theta, wt)
-    if est.se is not None:
-        found |= _model_se_measures(est, wt)
-    if est.low is not None and est.high is not None:
-        found |= _interval_measures(est, theta, wt)
-    if est.reject is not None:
-        found |= _test_measures(np.asarray(est.reject, dtype=np.float64), wt)
-    if est.size is not None:
-        found |= _size_measures(np.asarray(est.size, dtype=np.float64), wt)
-    found |= _decision_measures(est, wt)
-    ordered = {name: found[name] for name in MEASURES if name in wanted and name in found}
+    values = {name: float(value) for name, value in _values(est, theta, wt).items()}
+    mcse = _mcse(est, theta, values, wt)
+    ordered = {name: Measure(values[name], mcse[name])
+               for name in MEASURES if name in wanted and name in values}
     return Performance(measures=ordered, n_replicates=wt.n)
 
 
@@ -541,94 +724,6 @@ def _row_means(probability: Array, x: NDArray[Any]) -> Array:
         summed: Array = np.sum(probability * x, axis=1)
         return summed
     return row_dots(probability, x)
-
-
-def _exact_estimate_values(t: Array, t_bar: Array, theta: Array, prob: Array
-                           ) -> dict[str, Array]:
-    centred = t - t_bar[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        relative = np.where(theta != 0, (t_bar - theta) / theta, math.nan)
-    return {
-        "bias": t_bar - theta,
-        "relative_bias": relative,
-        "empirical_se": np.sqrt(_row_means(prob, centred * centred)),
-        "mse": _row_means(prob, (t - theta[:, None]) ** 2),
-    }
-
-
-def _exact_values(est: Estimates, theta: Array, law: OutcomeLaw) -> dict[str, Array]:
-    """Every measure the present fields allow, per cell (the exact-path formulas of Table 6)."""
-    found: dict[str, Array] = {}
-    prob = law.matrix
-    t_bar = None
-    if est.estimate is not None:
-        t_bar = _row_means(prob, est.estimate)
-        found |= _exact_estimate_values(est.estimate, t_bar, theta, prob)
-    if est.se is not None:
-        found["model_se"] = np.sqrt(_row_means(prob, est.se * est.se))
-        if est.estimate is not None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(found["empirical_se"] > 0,
-                                 found["model_se"] / found["empirical_se"], math.nan)
-            found["model_se_error"] = ratio - 1.0
-    if est.low is not None and est.high is not None:
-        low = np.asarray(est.low, dtype=np.float64)
-        high = np.asarray(est.high, dtype=np.float64)
-        runs = _monotone_runs(low, high)
-        found["coverage"] = _coverage(low, high, theta, law, runs)
-        found["width"] = _row_means(prob, high - low)
-        if t_bar is not None:
-            found["be_coverage"] = _coverage(low, high, t_bar, law, runs)
-    if est.reject is not None:
-        reject = np.asarray(est.reject, dtype=np.float64)
-        made = ~np.isnan(reject)
-        found["tested"] = _row_means(prob, made)
-        found["rejection"] = _row_means(prob, np.where(made, reject, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            found["conditional_rejection"] = np.where(
-                found["tested"] > 0, found["rejection"] / found["tested"], math.nan)
-    if est.size is not None:
-        found |= _exact_size_values(np.asarray(est.size, dtype=np.float64), prob)
-    if est.correct is not None:
-        found["correct_share"] = _row_means(
-            prob, np.nan_to_num(np.asarray(est.correct, dtype=np.float64)) == 1.0)
-    if est.saving is not None:
-        saving = np.asarray(est.saving, dtype=np.float64)
-        defined = ~np.isnan(saving)
-        found["mean_saving"] = _exact_defined_mean(saving, defined, prob)
-        if est.reject is not None:
-            tested = ~np.isnan(np.asarray(est.reject, dtype=np.float64))
-            found["conditional_saving"] = _exact_defined_mean(saving, defined & tested, prob)
-    return found
-
-
-def _exact_defined_mean(x: Array, defined: NDArray[np.bool_], prob: Array) -> Array:
-    """Each cell's expectation of ``x`` given ``defined`` (nan where that has probability 0)."""
-    mass = _row_means(prob, defined)
-    total = _row_means(prob, np.where(defined, x, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean: Array = np.where(mass > 0, total / mass, math.nan)
-    return mean
-
-
-def _exact_size_values(size: Array, prob: Array) -> dict[str, Array]:
-    """Each cell's mean and quartiles of ``size`` where it is defined."""
-    defined = ~np.isnan(size)
-    x = size[defined]
-    order = np.argsort(x, kind="stable")
-    found: dict[str, list[float]] = {name: [] for name in ("mean_size", *_SIZE_QUANTILES)}
-    for row in prob[:, defined]:
-        total = row.sum()
-        if total <= 0:
-            for values in found.values():
-                values.append(math.nan)
-            continue
-        share = row / total
-        found["mean_size"].append(float(np.sum(share * x)))
-        cumulative = np.cumsum(share[order])
-        for name, q in _SIZE_QUANTILES.items():
-            found[name].append(_weighted_quantile(x[order], cumulative, q))
-    return {name: np.asarray(values, dtype=np.float64) for name, values in found.items()}
 
 
 class OutcomeLaw:
@@ -818,5 +913,5 @@ def exact_measures(
     if theta.ndim != 1:
         raise ValueError(f"`true_values` must be 1-d; got shape {theta.shape}.")
     law = _law(probability, theta.size, next(iter(arrays.values())).shape[0])
-    found = _exact_values(Estimates(**arrays), theta, law)
+    found = _values(Estimates(**arrays), theta, _Cells(law))
     return {name: found[name] for name in MEASURES if name in wanted and name in found}
