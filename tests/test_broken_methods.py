@@ -120,9 +120,13 @@ CASES = [
 IDS = ["binomial_coverage", "coverage_proportion", "coverage_f1_exact", "bias_f1",
        "bias_sampling-bias", "bias_sampling-se", "bias_sequential", "mean_bias",
        "bias_error_rate", "stratified_vs_pooled", "coverage_f1", "gain_budget"]
+SLOW = {  # the cases whose quick run takes 5 s or more
+    "bias_error_rate", "bias_sequential", "stratified_vs_pooled", "coverage_f1", "gain_budget"}
 
 
-@pytest.mark.parametrize(("name", "method", "breaks", "claim"), CASES, ids=IDS)
+@pytest.mark.parametrize(("name", "method", "breaks", "claim"), [
+    pytest.param(*case, id=case_id, marks=pytest.mark.slow if case_id in SLOW else ())
+    for case, case_id in zip(CASES, IDS, strict=True)])
 def test_a_broken_method_fails_the_quick_run(name, method, breaks, claim, monkeypatch,
                                              capsys, tmp_path):
     study = get_study(name)

@@ -436,6 +436,7 @@ CURVES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(CURVES))
 def test_conditional_curve_equals_power_and_enumeration_at_every_size(kind):
     inner, outer, inner_pmf, outer_pmf, most, largest = CURVES[kind]
@@ -855,6 +856,7 @@ def test_stratified_plan_reports_the_simple_random_plan_it_saves_on():
     assert plan.labels_saved == srs.test_size - plan.test_size
 
 
+@pytest.mark.slow
 def test_finite_accuracy_plans_never_exceed_the_population_and_shrink_with_it():
     sizes = {}
     for population in (2_000, 20_000, 200_000, None):

@@ -156,6 +156,7 @@ def _judged(claim, rows):
     return judge.verdict(1e-3)
 
 
+@pytest.mark.slow
 def test_false_alarm_rate_of_a_true_claim_is_at_most_its_familywise_error():
     # A claim true at its bound, seen through Monte Carlo noise of known MCSE: over 2,000
     # simulated runs of 20 values it must fail in at most 5% of runs (Bonferroni), and a
@@ -275,6 +276,7 @@ def _false_alarm_rate(claim, truth, cells, replicates, seed, runs=2000):
     return fails / runs
 
 
+@pytest.mark.slow
 def test_a_share_near_one_is_judged_with_the_se_at_the_bound():
     # Coverage estimated from R = 1024 replicates when the truth is exactly at the bound 0.97:
     # the SE at the estimate shrinks near 1 and would fail a true claim far more often than
@@ -286,6 +288,7 @@ def test_a_share_near_one_is_judged_with_the_se_at_the_bound():
     assert one.k is not None and one.status == FAILS  # judged as Monte Carlo, not exact
 
 
+@pytest.mark.slow
 def test_a_within_claim_on_a_share_takes_the_se_at_its_far_edge():
     # coverage within 0.04 of 0.95 when the truth sits on the edge 0.91 (R = 1000): the SE at
     # the edge nearer 0.5 keeps the false-alarm rate at the stated 5% (4 binomial SEs of it)
@@ -407,6 +410,7 @@ def _break_probability(claim, truth, replicates):
     return float(stats.binom.pmf(sorted(broken), replicates, truth).sum())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("comparison,bound,replicates", [
     ("at_least", 0.95, 400), ("at_most", 0.88, 150), ("at_most", 0.0, 60),
     ("at_least", 1.0, 60), ("within", 0.5, 200)])

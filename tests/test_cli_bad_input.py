@@ -565,6 +565,7 @@ SCHEDULERS = ["not an address", "tcp://", "tcp://host:notaport", "tcp://127.0.0.
               "inproc://x", "ucx://host:1", "TCP://127.0.0.1:1", "tls://127.0.0.1:1"]
 
 
+@pytest.mark.slow
 def test_a_bad_scheduler_is_one_line_and_nothing_at_interpreter_exit(tmp_path):
     runs = {address: subprocess.Popen(
         [sys.executable, "-m", "studies.cli", "study", "run", "binomial_coverage", "--workers",

@@ -191,6 +191,7 @@ def test_sample_size_stratified_recall_json_equals_the_api(capsys):
     assert summary["posterior"] == "known-share" and summary["population_size"] is None
 
 
+@pytest.mark.slow
 def test_sample_size_finite_is_the_segments_as_population(capsys):
     argv = ["--target", "0.5", "--measure", "recall", *STRATIFIED]
     finite = _json(capsys, [*argv, "--finite"])

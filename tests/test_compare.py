@@ -145,6 +145,7 @@ def _results(values, mcse, *, replicates=1000, measure="bias", seed="1"):
                    seed, {}, True)
 
 
+@pytest.mark.slow
 def test_the_false_alarm_rate_is_the_stated_one_and_a_real_shift_is_caught():
     # 400 pairs of independent runs of 30 Monte Carlo values with MCSE 0.01: an unchanged
     # method is flagged in at most 10% of pairs (the stated rate; tolerance 4 binomial SEs of
@@ -243,6 +244,7 @@ def test_blessing_twice_gives_byte_identical_tables(baseline, tmp_path):
         assert handle.readline().strip() == ",".join(COLUMNS)
 
 
+@pytest.mark.slow
 def test_a_run_with_a_baseline_shows_the_comparison_in_its_report(baseline, tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["study", "run", *STUDIES, "--seed", str(SEED), "--workers", "1", "--out",
@@ -290,6 +292,7 @@ def test_a_failed_replacement_keeps_the_old_baseline(baseline, tmp_path, monkeyp
     assert {p.name: p.read_bytes() for p in copy.iterdir()} == kept
 
 
+@pytest.mark.slow
 def test_a_report_directory_compares_like_its_run(baseline, tmp_path, capsys):
     run_dir = _run(tmp_path / "run")
     assert main(["study", "report", str(run_dir), "--out", str(tmp_path / "report")]) == 0

@@ -606,6 +606,7 @@ def _sklearn_weighted(counts: np.ndarray, beta: float) -> tuple[float, float, fl
     return float(precision), float(recall), float(f)
 
 
+@pytest.mark.slow
 def test_weighted_average_agrees_with_sklearn_on_a_grid() -> None:
     # Every 2 x 2 matrix with cells 0..4 and a grid of 3 x 3 ones (cells 0, 1, 5), wherever
     # every class with support has defined precision and recall (sklearn would put 0 where

@@ -124,6 +124,7 @@ def test_dask_sends_no_task_to_a_worker_busy_with_a_long_one():
     assert len(order) == 12 and order[-1] == ("normal", 3)
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_fails_fast_and_cleanly(tmp_path, capsys):
     pytest.importorskip("distributed")
     start = time.monotonic()
@@ -134,6 +135,7 @@ def test_unreachable_scheduler_fails_fast_and_cleanly(tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow
 def test_a_scheduler_that_is_not_an_address_is_one_line_even_at_exit(tmp_path):
     # a Dask Client that fails in its constructor printed a traceback when Python exited
     pytest.importorskip("distributed")
@@ -184,6 +186,7 @@ def _wait_for_cells(out, at_least, process):
     raise AssertionError("the run finished or stalled before it could be interrupted")
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "tests"))
     killed = tmp_path / "killed"
@@ -202,6 +205,7 @@ def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path, monkeypatch
     assert len(results_from_store(killed)["slow_mean"].cells) == 12
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_keeping_finished_cells(tmp_path, capsys, monkeypatch):
     out = tmp_path / "run"
     process = _study_process(out)

@@ -122,7 +122,8 @@ def test_exact_method_is_the_brute_force_inversion_in_rationals(alternative):
                     assert (ci.low[x], ci.high[x]) == (low, high), (x, drawn, size, level)
 
 
-@pytest.mark.parametrize(("size", "drawn"), [(200, 30), (1000, 120), (5000, 400)])
+@pytest.mark.parametrize(("size", "drawn"), [(200, 30), (1000, 120),
+                                             pytest.param(5000, 400, marks=pytest.mark.slow)])
 def test_exact_method_matches_a_scan_over_every_k_on_larger_sets(size, drawn):
     # The bisection against scipy.stats.hypergeom evaluated at every K (no bisection).
     xs = np.arange(0, drawn + 1, max(1, drawn // 25))

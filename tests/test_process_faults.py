@@ -15,8 +15,9 @@ from test_engine_run import slowed_mean
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="reads the process tree from /proc")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                 reason="reads the process tree from /proc")]
 
 
 # 12 cells of 0.4 s on 2 workers, so both are mid-cell when the kill lands (run as

@@ -50,7 +50,9 @@ def sparse_grid() -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("alternative", ALTERNATIVES)
-@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+# 0.95 in the fast tier, the other levels in the slow one
+@pytest.mark.parametrize("level", [pytest.param(0.9, marks=pytest.mark.slow), 0.95,
+                                   pytest.param(0.99, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("method", sorted(STATSMODELS_NAMES))
 def test_agrees_with_statsmodels_on_full_grid(method, level, alternative):
     x, n = full_grid(1000)

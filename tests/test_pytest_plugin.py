@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
+
 pytest_plugins = ("pytester",)
 
 # the plugin by its module whether or not the package's entry point registered it
@@ -27,6 +29,7 @@ FEW = dataclasses.replace(_mean, name="few", claims=_mean.claims[1:2], figures=(
 '''
 
 
+@pytest.mark.slow
 def test_each_claim_is_a_test_item_with_its_verdict(pytester):
     pytester.makepyfile(restated=RESTATED)
     pytester.makepyfile(test_other="def test_other():\n    pass\n")

@@ -83,6 +83,7 @@ def test_the_reproducing_command_fits_how_the_run_was_made():
     assert _reproduce(custom, ["mean_bias"]).startswith("no single command: the grid was built")
 
 
+@pytest.mark.slow
 def test_the_same_run_gives_byte_identical_reports(tmp_path, monkeypatch):
     outs = [tmp_path / "a" / "run", tmp_path / "b" / "run"]
     for out in outs:  # the same command, in two folders (the command is part of the report)

@@ -178,6 +178,7 @@ def test_a_damaged_store_is_a_value_error_from_the_engine(damaged):
             read(damaged)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["cells", "overflow", "blob"])
 def test_salvage_keeps_the_readable_cells_and_a_resume_equals_a_clean_run(clean, tmp_path,
                                                                           damage, capsys):

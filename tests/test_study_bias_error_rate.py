@@ -116,6 +116,7 @@ def test_true_error_formula_agrees_with_fresh_test_points():
         assert abs(observed - err) < 4 * np.sqrt(err * (1 - err) / m)
 
 
+@pytest.mark.slow
 def test_apparent_error_is_optimistic_at_small_n_and_large_d(quick):
     # Seed 001, "Apparent vs. true error rate": the apparent error is biased optimistically.
     # 'greater' fails a cell only when its bias is below 0 by more than z * MCSE: all 4 fail.
@@ -125,15 +126,18 @@ def test_apparent_error_is_optimistic_at_small_n_and_large_d(quick):
     assert _bias(quick, "apparent")[20, 50] < -0.2
 
 
+@pytest.mark.slow
 def test_loo_is_exactly_unbiased_for_its_n_minus_1_target(quick):
     # E[LOO - T] = 0, T the mean true error of the leave-one-out rules: within MCSE everywhere
     assert_measure(quick, "bias", 0.0, method="loo_vs_n_minus_1")
 
 
+@pytest.mark.slow
 def test_loo_is_nearly_unbiased_for_the_full_sample_error(quick):
     assert_measure(quick, "bias", 0.0, method="loo", tolerance=LOO_TOLERANCE)
 
 
+@pytest.mark.slow
 def test_632_lies_between_apparent_and_e0_and_e0_is_pessimistic(quick):
     low, mid, high = (_bias(quick, m) for m in ("apparent", "b632", "e0"))
     assert all(low[c] < mid[c] < high[c] for c in low)
@@ -144,6 +148,7 @@ def test_632_lies_between_apparent_and_e0_and_e0_is_pessimistic(quick):
         assert_measure(large_d, "bias", 0.0, method="e0")
 
 
+@pytest.mark.slow
 def test_the_findings_read_their_numbers_from_the_run(quick):
     study = get_study(NAME)
     rows = quick.rows("bias", method="apparent")

@@ -86,6 +86,7 @@ def test_delta_undercovers_at_small_n_with_rare_classes(rare_small):
     assert {r["params"]["n"] for r in undercovering_cells(rare_small, method="delta")} == {50, 100}
 
 
+@pytest.mark.slow
 def test_delta_losci_is_near_nominal_at_moderate_n_and_prevalence(moderate):
     # Exact coverage 0.941-0.949: at most 0.015 short of 0.95 (it is short: F1's sampling
     # distribution is left-skewed, so the symmetric lower bound sits too high)
@@ -292,6 +293,7 @@ def many_relevant():
     return grid, run([EXACT_STUDY], grid=grid, rng=0, workers=1)["coverage_f1_exact"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BROKEN_FOR))
 def test_each_monte_carlo_claim_holds_exactly_and_fails_on_a_broken_method(name,
                                                                             many_relevant):

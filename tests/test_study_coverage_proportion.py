@@ -234,6 +234,7 @@ def _landing_points(ns):
     return sorted(found)
 
 
+@pytest.mark.slow
 def test_coverage_by_runs_equals_the_sum_over_counts():
     # The engine finds each method's covering counts as runs (binary search on the bounds)
     # and takes differences of cumulative probabilities; the reference sums scipy's binomial

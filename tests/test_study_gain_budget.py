@@ -221,6 +221,7 @@ def test_exact_coverage_is_the_interval_summed_over_every_outcome(estimand, meth
     assert exact >= 0.95
 
 
+@pytest.mark.slow
 def test_exact_coverage_of_the_deterministic_intervals_on_the_full_grid():
     # The guarantee (hypergeometric) and the conservatism of the binomial intervals, in every
     # cell of the full grid (the claims judge the Monte Carlo values; these are exact).
@@ -284,6 +285,7 @@ def assert_exact_coverage(rows: list[dict], exact_method: dict[str, str]) -> Non
     assert not failures, failures
 
 
+@pytest.mark.slow
 def test_monte_carlo_coverage_agrees_with_the_exact_coverage(cells):
     methods = {"hypergeometric": "hypergeometric", "binomial": "binomial"}
     assert_exact_coverage([r for m in methods for r in cells.rows("coverage", method=m)],
@@ -316,6 +318,7 @@ def quick():
     return run([STUDY], grid=STUDY.grids["quick"], rng=20190, workers=1)[NAME]
 
 
+@pytest.mark.slow
 def test_every_claim_judged_on_the_quick_grid_holds(quick):
     verdicts = evaluate_claims(STUDY.claims, quick, grid="quick")
     judged = [v for v in verdicts if not v.claim.grids or "quick" in v.claim.grids]
@@ -361,6 +364,7 @@ def test_every_claim_has_a_broken_method():
     assert set(BROKEN) == {c.name for c in STUDY.claims}
 
 
+@pytest.mark.slow
 def test_each_claim_fails_on_a_method_broken_for_it():
     cells = {f"broken-{name}": where for name, (_, where) in BROKEN.items()}
 

@@ -40,6 +40,7 @@ def suite_dir(tmp_path, monkeypatch):
     _forget("studies.suite.ratio_demo", "studies.suite.exact_demo")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind, name", [("--monte-carlo", "ratio_demo"),
                                          ("--exact", "exact_demo")])
 def test_a_new_study_is_listed_run_reported_and_gated_with_no_other_file_changed(
@@ -83,6 +84,7 @@ def test_a_new_name_must_be_free_and_an_identifier(suite_dir, tmp_path, capsys):
     assert not any(suite_dir.iterdir())
 
 
+@pytest.mark.slow
 def test_a_broken_new_study_fails_its_claim(suite_dir, tmp_path, monkeypatch, capsys):
     """The template's claim can fail: its t quantile replaced by the normal one at n = 5."""
     monkeypatch.chdir(tmp_path)

@@ -127,6 +127,7 @@ def test_sample_sources_shift_the_samples_f1_as_declared():
     assert optimistic[0] > unbiased[0] + K * math.hypot(optimistic[1], unbiased[1])
 
 
+@pytest.mark.slow
 def test_a_cell_through_the_engine_reports_table_1s_measures():
     grid = Grid({"prevalence": [0.15], "f1": [0.85], "f": [0.85], "r": [500],
                  "source": ["unbiased"]}, n_replicates=40)
@@ -206,6 +207,7 @@ def test_the_claims_tell_a_calibrated_planner_from_the_findings():
                       "rare-class-under-sized": HOLDS}
 
 
+@pytest.mark.slow
 def test_findings_read_the_pass_rates_by_prevalence_from_the_run():
     # Every method passes 85% of 160 attempts in every cell: at each f the mean over the
     # populations is 0.85 with MCSE sqrt(0.85 * 0.15 / 160) / sqrt(cells) (24 unbiased cells
@@ -299,6 +301,7 @@ def test_a_losci_lower_bound_equal_to_theta_does_not_pass(monkeypatch):
     assert found.passed.tolist() == [0.0, 1.0, 0.0, 0.0]
 
 
+@pytest.mark.slow
 def test_the_posteriors_are_compared_on_common_random_numbers():
     # Both posteriors plan from the same sample and planner seed, and every attempt draws its
     # test set from its replicate's own stream (rebuilt here from the cell's seed), whatever

@@ -43,6 +43,7 @@ def _power_short(planner: Callable[..., Any]) -> Callable[..., Any]:
 
 # One break per study (each quick run costs about 40 s of CPU): the Monte Carlo study with its
 # sizes cut, the exact one planned for a power 5 points short.
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "breaking"), [("power_calibration", _sizes_cut),
                                                 ("power_calibration_exact", _power_short)])
 def test_a_planner_broken_on_purpose_fails_the_quick_run(name, breaking, tmp_path, monkeypatch,

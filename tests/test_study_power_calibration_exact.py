@@ -72,6 +72,7 @@ def test_a_trinomial_outcome_plans_as_any_sample_with_its_sums(certified, outcom
     assert plans[0].achieved_power == plans[1].achieved_power
 
 
+@pytest.mark.slow
 def test_exact_pass_rate_equals_an_independent_sum_over_the_samples():
     # accuracy: the plan depends on the correct count x ~ Bin(r, accuracy) alone; the test of
     # s documents passes when its Clopper-Pearson bound clears theta, summed here by hand
@@ -107,6 +108,7 @@ def test_monte_carlo_path_agrees_with_the_exact_path():
         assert abs(value - exact[name][0]) <= K * mcse, name
 
 
+@pytest.mark.slow
 def test_the_summary_lists_the_worst_shortfall_first():
     grid = Grid({"prevalence": [0.15], "f1": [0.85], "certified": ["accuracy"],
                  "f": [0.9, 0.97], "r": [60]}, n_replicates=2)

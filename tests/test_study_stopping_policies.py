@@ -143,6 +143,7 @@ def test_a_certification_passes_as_often_as_exact_enumeration_says():
     assert not abs(wrong.mean() - exact) <= K * se
 
 
+@pytest.mark.slow
 def test_generated_plans_are_algorithm_2s():
     sample = sp.generate({"topic": 26, "interval": "delta"}, 2, rng=5)
     steps, size, passed, split_passed = sample.data
@@ -165,6 +166,7 @@ def test_generated_plans_are_algorithm_2s():
         np.testing.assert_array_equal(first, second)
 
 
+@pytest.mark.slow
 def test_the_real_learner_mode_certifies_real_training_runs():
     # Two runs of a logistic regression on a generated corpus (`studies.suite.text_learner`):
     # the plans fit the budget, the splits open, and theta is 0.9 of the pilot run's best.

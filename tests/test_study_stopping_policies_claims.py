@@ -12,6 +12,7 @@ import functools
 import math
 
 import numpy as np
+import pytest
 
 from studies.cli.main import main
 from studies.engine import (
@@ -75,6 +76,7 @@ def test_the_reference_claim_holds_with_power_and_catches_a_first_stopping_elsew
     assert late.status in (FAILS, INCONCLUSIVE) and late.detectable > 0
 
 
+@pytest.mark.slow
 def test_the_quick_run_fails_when_first_stops_one_step_early(monkeypatch, tmp_path, capsys):
     # --workers 1 runs in-process, so the broken method in the study's own table is the one run
     monkeypatch.setitem(sp.METHODS, "first", functools.partial(sp._policy, _early))

@@ -178,6 +178,7 @@ def test_claims_that_hold_in_these_cells(two_cells):
         assert status[name] == HOLDS, name
 
 
+@pytest.mark.slow
 def test_the_findings_read_their_numbers_from_the_run(two_cells):
     sentences = STUDY.findings(two_cells, svp.summary_table(two_cells))
     # Table 2's total of equal pairs: the mean of the evaluations beside the paper's 1155

@@ -151,6 +151,7 @@ def test_same_rng_same_runs_and_another_rng_other_runs() -> None:
 RISE = 0.05  # the least rise of the mean true F1 from 200 to 3,200 training documents
 
 
+@pytest.mark.slow
 def test_the_learning_curve_rises_and_levels_off() -> None:
     """Prevalence 0.3, 3 runs, 200-3,200 documents: the mean true F1 rises by more than RISE
     (by k standard errors of the per-run rise), and rises less over the last quarter of the
@@ -171,6 +172,7 @@ def _understates(gap: np.ndarray) -> bool:
     return bool(gap.mean() + K * gap.std(ddof=1) / np.sqrt(gap.size) < 0)
 
 
+@pytest.mark.slow
 def test_cross_validation_understates_at_small_training_sets() -> None:
     """Figure 3: 100 runs of 40 training documents (prevalence 0.2, signal 0.15). CV F1 minus
     true F1 is negative on average beyond K standard errors (observed: -0.11, SE 0.018). The

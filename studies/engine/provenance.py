@@ -17,13 +17,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKAGES", "git_state", "provenance"]
+__all__ = ["PACKAGES", "SOURCES", "git_state", "provenance"]
 
 # The packages whose versions can change a run's numbers or its execution.
 PACKAGES: tuple[str, ...] = ("evalcert", "numpy", "scipy", "pandas", "matplotlib", "jinja2",
                              "dask", "distributed")
 # The parts of the tree that determine results: a change elsewhere (a report) leaves it clean.
-_SOURCES: tuple[str, ...] = ("estimators", "studies", "pyproject.toml")
+SOURCES: tuple[str, ...] = ("estimators", "studies", "pyproject.toml")
 
 
 def _package_versions() -> dict[str, str]:
@@ -72,7 +72,7 @@ def git_state() -> dict[str, Any]:
     """
     root = _source_root()
     status = None if root is None else _git(root, "status", "--porcelain=v2", "--branch", "--",
-                                            *_SOURCES)
+                                            *SOURCES)
     if status is None:
         return {"git_commit": None, "git_dirty": None}
     lines = status.splitlines()
