@@ -1,8 +1,10 @@
 """The report pages in a real browser: headless Chromium opens them from disk.
 
-Checks, as a reader's browser sees them: no console error, every figure (inline SVG) drawn
-with a size, every image loaded, every link to a file of the report resolving; a screenshot of
-each page is saved beside the report. Skipped, saying why, where Chromium or Playwright is not
+Checks, as a reader's browser sees them at 1,280 px: no console error, no page wider than the
+window, every figure (inline SVG) drawn with a size, every image loaded, every link to a file
+of the report and every anchor resolving; screenshots of the index and two pages are saved
+beside the report (``screenshots/``; the README shows copies of them from
+``reports/screenshots/``). Skipped, saying why, where Chromium or Playwright is not
 installed (`.ci/run` installs Debian's chromium).
 """
 
@@ -42,22 +44,47 @@ def _open(browser, path: Path):
     return page, problems
 
 
-@pytest.mark.parametrize("name", ["index", "coverage_proportion", "coverage_f1", "mean_bias"])
-def test_page_opens_offline_with_every_figure_drawn(browser, quick_run, name):
-    path = quick_run / f"{name}.html"
-    page, problems = _open(browser, path)
-    svgs = page.eval_on_selector_all(
-        "figure svg", "els => els.map(e => e.getBoundingClientRect().width)")
-    images = page.eval_on_selector_all(
-        "img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
-    links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
-    page.screenshot(path=str(quick_run / f"screenshot-{name}.png"), full_page=True)
-    page.close()
-    assert problems == []
-    assert all(images)
-    if name != "index":
-        assert svgs and all(width > 100 for width in svgs)
-    for link in links:
-        target = Path(urlparse(link).path)
-        assert urlparse(link).scheme == "file" and target.exists(), link
-    assert (quick_run / f"screenshot-{name}.png").stat().st_size > 10_000
+def _pages(run: Path) -> list[str]:
+    return sorted(path.stem for path in run.glob("*.html"))
+
+
+# The pages whose screenshots the README shows (saved in reports/screenshots/ by the test).
+SHOWN = ("index", "coverage_f1", "power_calibration")
+
+
+def test_every_page_reads_at_1280_px_with_its_contents_resolving(browser, quick_run):
+    """Index and every study page: no horizontal overflow, every figure drawn, every link and
+    every anchor of the table of contents resolving, no console error."""
+    pages = _pages(quick_run)
+    assert "index" in pages and len(pages) >= 15
+    shots = quick_run / "screenshots"
+    shots.mkdir(exist_ok=True)
+    for name in pages:
+        page, problems = _open(browser, quick_run / f"{name}.html")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        svgs = page.eval_on_selector_all(
+            "figure svg", "els => els.map(e => e.getBoundingClientRect().width)")
+        images = page.eval_on_selector_all(
+            "img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
+        links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
+        anchors = page.eval_on_selector_all(
+            "nav.toc a, a[href*='#']", "els => els.map(e => e.getAttribute('href'))")
+        missing = page.evaluate(
+            """hrefs => hrefs.filter(h => h.startsWith('#'))
+                             .filter(h => !document.getElementById(h.slice(1)))""", anchors)
+        if name in SHOWN:
+            page.screenshot(path=str(shots / f"{name}.png"), full_page=False)
+        page.close()
+        assert problems == [], name
+        assert width <= 1280, (name, width)
+        assert all(images), name
+        if name != "index":
+            assert svgs and all(width > 100 for width in svgs), name
+        assert missing == [], (name, missing)
+        for link in links:
+            target = Path(urlparse(link).path)
+            assert urlparse(link).scheme == "file" and target.exists(), link
+            fragment = urlparse(link).fragment
+            if fragment and target.suffix == ".html":  # a claim's anchor on another page
+                assert f'id="{fragment}"' in target.read_text(), link
+    assert all((shots / f"{name}.png").stat().st_size > 10_000 for name in SHOWN)

@@ -63,7 +63,7 @@ def test_a_new_study_is_listed_run_reported_and_gated_with_no_other_file_changed
     index = (tmp_path / "run" / "index.html").read_text()
     assert f'<a href="{name}.html">{name}</a>' in index
     page = (tmp_path / "run" / f"{name}.html").read_text()
-    assert "<h2>Aims</h2>" in page and "<svg" in page  # the ADEMP the study holds, its figure
+    assert "<h3>Aims</h3>" in page and "<svg" in page  # the ADEMP the study holds, its figure
 
     # the gate: a baseline without the study, then a run with it: reported as added values
     assert main(["study", "run", "mean_bias", "--grid", "quick", "--seed", "3",

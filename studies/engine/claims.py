@@ -79,9 +79,9 @@ from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.regions import as_text, region_mask
 from studies.engine.results import StudyResult
 
-__all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "HOLDS", "INCONCLUSIVE",
-           "NOT_RUN", "RESOLUTIONS", "STATUSES", "Claim", "Verdict", "evaluate_claims",
-           "tally", "worst_status"]
+__all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "FAILURE_COLUMNS", "HOLDS",
+           "INCONCLUSIVE", "NOT_RUN", "RESOLUTIONS", "STATUSES", "Claim", "Verdict",
+           "evaluate_claims", "tally", "worst_status"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
@@ -106,7 +106,7 @@ HOLDS, FAILS, INCONCLUSIVE, NOT_RUN = "HOLDS", "FAILS", "INCONCLUSIVE", "NOT RUN
 STATUSES: tuple[str, ...] = (HOLDS, INCONCLUSIVE, FAILS, NOT_RUN)
 _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}
 # The columns of `Verdict.failures` besides the parameters.
-_FAILURE_COLUMNS = ("method", "value", "mcse", "error", "bound", "excess", "allowance")
+FAILURE_COLUMNS = ("method", "value", "mcse", "error", "bound", "excess", "allowance")
 # How the partial sums of a mean over parameters combine.
 _SUMS = {**MEAN_SUMS, "count": "sum", "null": "sum", "target": "sum", "inverse": "sum",
          "n_replicates": "min", "error": "max"}
@@ -289,7 +289,7 @@ class Verdict:
         if self.failures.empty:
             return ""
         row = self.failures.iloc[0]
-        params = [c for c in self.failures.columns if c not in _FAILURE_COLUMNS]
+        params = [c for c in self.failures.columns if c not in FAILURE_COLUMNS]
         where = ", ".join(f"{c}={row[c]}" for c in params)
         if row["error"]:
             return f"{row['method']} at {where}: raised {row['error']}"
@@ -561,7 +561,7 @@ class _Judge:
             broken.append(rows[breaks])
             wrong_side += int((~breaks).sum())
         failures = pd.concat(broken, ignore_index=True) if broken else pd.DataFrame(
-            columns=list(_FAILURE_COLUMNS))
+            columns=list(FAILURE_COLUMNS))
         failures = failures.drop(columns=["deviation", "spread"], errors="ignore").sort_values(
             "excess", ascending=False, na_position="first", kind="stable", ignore_index=True)
         detectable, scale = self._power(k) if k is not None else (0.0, math.nan)

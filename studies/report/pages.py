@@ -48,12 +48,13 @@ from markupsafe import Markup
 
 from studies.engine import (
     FAILS,
+    NOT_RUN,
     STATUSES,
     Study,
     StudyResult,
     Verdict,
 )
-from studies.engine.claims import tally, worst_status
+from studies.engine.claims import FAILURE_COLUMNS, tally, worst_status
 from studies.engine.findings import claim_finding
 from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.reading import StoredRun, read_run
@@ -145,18 +146,23 @@ _STYLE = """
 body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;
 color:#1b1b1b;line-height:1.45}
 h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem;border-bottom:1px solid #ccc}
+h3{font-size:1.05rem}
 table{border-collapse:collapse;margin:0.5rem 0;font-size:0.85rem}
 th,td{border:1px solid #ccc;padding:0.2rem 0.45rem;text-align:left;vertical-align:top}
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.scroll{overflow-x:auto;max-width:100%}
 .HOLDS{background:#dff0d8}.FAILS{background:#f2dede;font-weight:bold}
 .INCONCLUSIVE{background:#fcefc7;font-weight:bold}
 .NOT-RUN{background:#eee}.under-covers{background:#f2dede}
 .regression{background:#f2dede;font-weight:bold}.improvement{background:#dff0d8}
 .over-covers{background:#fcf8e3}.meets-nominal{background:#dff0d8}
-code{background:#f5f5f5;padding:0 0.2rem}
+code{background:#f5f5f5;padding:0 0.2rem;overflow-wrap:anywhere}
 figure{margin:1rem 0}figcaption{font-size:0.9rem;color:#333;max-width:50rem}
 figure svg{max-width:100%;height:auto}dt{font-weight:bold}dd{margin:0 0 0.4rem 1.5rem}
-.prov td:first-child{white-space:nowrap}
+.prov td:first-child{white-space:nowrap}.prov td{overflow-wrap:anywhere}
+nav.toc{font-size:0.9rem;margin:1rem 0}nav.toc a{margin-right:0.9rem;white-space:nowrap}
+details>summary{cursor:pointer;color:#124;margin:0.4rem 0}
+td.statement{min-width:16rem}.badge{padding:0 0.3rem;margin-right:0.3rem;white-space:nowrap}
 """
 
 _PAGE = """<!DOCTYPE html>
@@ -171,6 +177,7 @@ _PAGE = """<!DOCTYPE html>
 _INDEX = """
 <h1>evalcert study report</h1>
 {% if incomplete %}<p class="FAILS">This run is {{ incomplete }}.</p>{% endif %}
+<section id="summary">
 <p>{{ studies|length }} studies on the {{ grid }} grid, root seed {{ seed }}.
 Claims: {{ counts.HOLDS }} hold, {{ counts.INCONCLUSIVE }} inconclusive, {{ counts.FAILS }}
 fail, {{ counts['NOT RUN'] }} not run.</p>
@@ -179,17 +186,38 @@ verdict on Monte Carlo noise alone with probability at most about {{ budget }} (
 split equally over its {{ claims }} claims: {{ share }} each). Power: a claim HOLDS only where
 it detects a deviation of its resolution with probability 0.95; where it cannot, or where a
 claimed effect is not shown by the estimates, it is INCONCLUSIVE.</p>
-<table><thead><tr><th>study</th><th>aim</th><th>path</th><th>cells</th>
-<th>claims</th><th>verdict</th></tr></thead><tbody>
+</section>
+<nav class="toc">Contents: <a href="#studies">Studies</a> <a href="#methods">Methods by study</a>
+{% if comparison %}<a href="#comparison">Comparison with the baseline</a> {% endif %}
+<a href="#provenance">Provenance</a></nav>
+<h2 id="studies">Studies</h2>
+<div class="scroll"><table><thead><tr><th>study</th><th>aim</th><th>path</th><th>cells</th>
+<th>version</th><th>claims</th><th>verdict</th></tr></thead><tbody>
 {% for s in studies %}<tr><td><a href="{{ s.name }}.html">{{ s.name }}</a></td>
 <td>{{ s.aim|replace('``', '') }}</td><td>{{ s.path }}</td><td class="num">{{ s.cells }}</td>
-<td>{{ s.tally }}</td><td class="{{ s.status|replace(' ', '-') }}">{{ s.status }}</td>
-</tr>
-{% endfor %}</tbody></table>
+<td>v{{ s.version }}</td><td>{{ s.tally }}</td>
+<td class="{{ s.status|replace(' ', '-') }}">{{ s.status }}</td></tr>
+{% endfor %}</tbody></table></div>
+<h2 id="methods">Methods by study</h2>
+<p>Each method of each study: the verdicts of the claims about it (each links to the claim on
+the study's page), and its worst value: where a claim about it fails, the value that breaks
+it most; else its lowest coverage at the 95% level against that nominal (studies of
+intervals: red below 0.94, the nominal less a point); else its value nearest a claim's
+bound.</p>
+<div class="scroll"><table><thead><tr><th>study</th><th>method</th><th>verdict</th>
+<th>claims</th><th>worst value</th></tr></thead><tbody>
+{% for s in studies %}{% for m in s.methods %}<tr>
+{% if loop.first %}<td rowspan="{{ s.methods|length }}"><a href="{{ s.name }}.html">{{ s.name
+}}</a></td>{% endif %}<td>{{ m.method }}</td>
+<td class="{{ m.status|replace(' ', '-') }}">{{ m.status }}</td>
+<td>{% for claim, status in m.claims %}<a class="badge {{ status|replace(' ', '-') }}"
+href="{{ s.name }}.html#claim-{{ claim }}">{{ claim }}</a> {% endfor %}</td>
+<td class="{{ m.shade }}">{{ m.worst }}</td></tr>
+{% endfor %}{% endfor %}</tbody></table></div>
 <p>Tables: each study's <code>.csv</code> (per cell), <code>.summary.csv</code>,
 <code>.claims.csv</code>; all cells in <a href="results.csv">results.csv</a>;
 provenance and file hashes in <a href="report.json">report.json</a>.</p>
-{% if comparison %}<h2>Comparison with the baseline</h2>
+{% if comparison %}<h2 id="comparison">Comparison with the baseline</h2>
 <p>{{ comparison.summary }}</p>
 {% for note in comparison.notes %}<p>Note: {{ note }}.</p>
 {% endfor %}{% if comparison.changes %}<p>The changed values, worst first (z: the difference
@@ -209,36 +237,53 @@ _STUDY = """
 <p><a href="index.html">index</a></p>
 <h1>{{ name }}</h1>
 {% if incomplete %}<p class="FAILS">This run is {{ incomplete }}.</p>{% endif %}
+<section id="summary">
 {{ aim }}
+<p>Tested: {{ tested }}.</p>
 <p class="{{ status|replace(' ', '-') }}">Claims: {{ tally }}.</p>
 {% if findings %}<h2>Findings</h2>
 <p>What this run found, every number read from its results (MCSE: Monte Carlo standard
 error).</p>
-<ul>{% for sentence in findings %}<li>{{ sentence }}</li>
-{% endfor %}</ul>{% endif %}
-{% for title, text in ademp %}<h2>{{ title }}</h2>{{ text }}
-{% if title == 'Data-generating mechanisms' %}{{ grid }}{% endif %}{% endfor %}
-<h2>Claims and verdicts</h2>
-{{ claims }}
-{% if bands %}<h2>Coverage by method and condition</h2>
-<p>{{ bands_text }}</p>
-{{ bands }}{% endif %}
-{% if summary %}<h2>Summary</h2>
-<p>The study's headline table (also in <code>{{ name }}.summary.csv</code>).</p>
-{{ summary }}{% endif %}
-<h2>Results</h2>
-<p>Per method and measure over the grid: the mean, the smallest and the largest value;
-"estimate (MCSE)" gives the largest MCSE of any cell.</p>
-{{ results }}
-{% if failures %}<h2>Cells that break a claim</h2>{{ failures }}{% endif %}
-{% if figures %}<h2>Figures</h2>
+<ul>{% for sentence in findings[:shown] %}<li>{{ sentence }}</li>
+{% endfor %}</ul>
+{% if findings|length > shown %}<details><summary>{{ findings|length - shown }} more
+findings</summary><ul>{% for sentence in findings[shown:] %}<li>{{ sentence }}</li>
+{% endfor %}</ul></details>{% endif %}{% endif %}
+</section>
+<nav class="toc">Contents: {% for anchor, title in toc %}<a href="#{{ anchor }}">{{ title }}</a>
+{% endfor %}</nav>
+{% if figures %}<h2 id="figures">Figures</h2>
 {% for f in figures %}<figure id="figure-{{ loop.index }}">{{ f.svg }}
 <figcaption>Figure {{ loop.index }}. {{ f.caption }}</figcaption></figure>
 {% endfor %}{% endif %}
-<h2>Legend</h2><dl>{% for term, text in legend %}<dt>{{ term }}</dt><dd>{{ text }}</dd>
-{% endfor %}</dl>
+<h2 id="claims">Claims and verdicts</h2>
+{{ claims }}
+{% if bands %}<h2 id="coverage">Coverage by method and condition</h2>
+<p>{{ bands_text }}</p>
+{{ bands }}{% endif %}
+{% if summary %}<h2 id="summary-table">Summary table</h2>
+<p>The study's headline table (also in <code>{{ name }}.summary.csv</code>).</p>
+{{ summary }}{% endif %}
+<h2 id="results">Results</h2>
+<p>Per method and measure over the grid: the mean with the largest MCSE of any cell
+("exact": every outcome enumerated), the smallest and the largest value (also per cell in
+<code>{{ name }}.csv</code> where the grid has one row per cell).</p>
+{{ results }}
+{% if failures %}<h2 id="failures">Cells that break a claim</h2>{{ failures }}{% endif %}
+<h2 id="ademp">Design (ADEMP)</h2>
+{% for title, text in ademp %}<h3>{{ title }}</h3>{{ text }}
+{% if title == 'Data-generating mechanisms' %}{{ grid }}{% endif %}{% endfor %}
+<h2 id="legend">Legend</h2>
+<details><summary>What each column and term means</summary>
+<dl>{% for term, text in legend %}<dt>{{ term }}</dt><dd>{{ text }}</dd>
+{% endfor %}</dl></details>
 {{ provenance }}
 """
+
+# Findings shown in a page's summary before the rest are folded.
+SHOWN_FINDINGS = 6
+# Rows of a table shown before it is folded (the full table is in the study's CSV files).
+FOLDED_ROWS = 25
 
 _ENV = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
                    keep_trailing_newline=True)
@@ -296,18 +341,36 @@ def _inline(escaped: str) -> str:
 
 
 def _text(value: Any) -> str:
+    """A value as people read it: three significant figures, whole numbers with separators
+    from 10,000 on, blank for nan (undefined)."""
+    if isinstance(value, bool):
+        return str(value)
     if isinstance(value, float):
-        return "" if value != value else f"{value:.6g}"  # nan: blank
+        if value != value:
+            return ""
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
+        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
     return "" if value is None else str(value)
 
 
 def _html_table(frame: pd.DataFrame, *, status_column: str | None = None,
-                classes: pd.DataFrame | None = None) -> Markup:
-    """A frame as an escaped HTML table; numbers right-aligned.
+                classes: pd.DataFrame | None = None, wide: str = "",
+                fold: str = "", row_id: str = "") -> Markup:
+    """A frame as an escaped HTML table in a box that scrolls sideways; numbers right-aligned.
 
     The entries of ``status_column``, and those where ``classes`` (same shape) is not
-    empty, get that text as their CSS class (the verdict colours).
+    empty, get that text as their CSS class (the verdict colours); the entries of column
+    ``wide`` get room to wrap; column ``row_id``, not shown, gives each row its anchor. A
+    table of more than `FOLDED_ROWS` rows is folded under a line saying how many rows it has
+    and ``fold`` (where the full data are).
     """
+    ids = [""] * len(frame)
+    if row_id:
+        ids = [f' id="{html.escape(str(v))}"' for v in frame[row_id]]
+        frame = frame.drop(columns=[row_id])
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
     rows = []
     for i, record in enumerate(frame.itertuples(index=False)):
@@ -318,10 +381,41 @@ def _html_table(frame: pd.DataFrame, *, status_column: str | None = None,
                 classes[column].iloc[i] if classes is not None and column in classes else "")
             if status:
                 kind = f' class="{html.escape(str(status)).replace(" ", "-")}"'
+            elif column == wide:
+                kind = ' class="statement"'
             cells.append(f"<td{kind}>{html.escape(_text(value))}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return Markup(f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows)
-                  + "\n</tbody></table>")
+        rows.append(f"<tr{ids[i]}>" + "".join(cells) + "</tr>")
+    table = (f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>\n'
+             + "\n".join(rows) + "\n</tbody></table></div>")
+    if len(frame) > FOLDED_ROWS:
+        where = f"; {html.escape(fold)}" if fold else ""
+        table = f"<details><summary>{len(frame):,} rows{where}</summary>\n{table}</details>"
+    return Markup(table)
+
+
+def _readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """A study's own table for people: each ``X`` beside ``X_mcse`` as one "X (MCSE)" column
+    of "value (MCSE)", and column names in words (underscores as spaces)."""
+    columns: dict[str, Any] = {}
+    for name in frame.columns:
+        if name.endswith("_mcse") and name[:-5] in frame.columns:
+            continue
+        mcse = f"{name}_mcse"
+        if mcse in frame.columns:
+            columns[f"{name} (MCSE)".replace("_", " ")] = [
+                _estimate_text(v, m) for v, m in zip(frame[name], frame[mcse], strict=True)]
+        else:
+            columns[str(name).replace("_", " ")] = frame[name]
+    return pd.DataFrame(columns, index=frame.index)
+
+
+def _estimate_text(value: Any, mcse: Any) -> str:
+    """``0.947 (0.0023)``; ``0.947 (exact)`` for an MCSE of 0; the value alone without one."""
+    if not isinstance(value, int | float) or value != value:
+        return _text(value)
+    if not isinstance(mcse, int | float) or mcse != mcse:
+        return _text(float(value))
+    return f"{_text(float(value))} ({'exact' if mcse == 0 else f'{mcse:.2g}'})"
 
 
 def _md_table(frame: pd.DataFrame) -> str:
@@ -339,17 +433,29 @@ def _claims_frame(name: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
     table = claims_table(name, verdicts)
     if table.empty:
         return table
+    unit = table["unit"].astype(str)
+
+    def in_unit(column: str) -> list[str]:
+        return [f"{_text(v)} {u}".strip() if isinstance(v, int | float) and v == v else
+                _text(v) for v, u in zip(table[column], unit, strict=True)]
+
+    table = table.assign(**{"detectable (unit)": in_unit("detectable"),
+                            "resolution (unit)": in_unit("resolution"),
+                            "values compared": table["compared"],
+                            "values failing": table["failing"]})
     table = table.rename(columns={"familywise_error": "familywise error"})
-    return table[["status", "claim", "statement", "kind", "methods", "condition", "region",
-                  "compared", "failing", "familywise error", "k", "detectable", "resolution",
-                  "unit", "worst", "reason"]]
+    table.insert(0, "anchor", [f"claim-{c}" for c in table["claim"]])
+    return table[["anchor", "status", "claim", "statement", "kind", "methods", "condition",
+                  "region", "values compared", "values failing", "familywise error", "k",
+                  "detectable (unit)", "resolution (unit)", "worst", "reason"]]
 
 
 def _results_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame([{
-        "method": r["method"], "measure": r["measure"], "cells": r["cells"],
-        "estimate (MCSE)": f"{r['mean']:.4g} ({r['max_mcse']:.2g})",
-        "min": r["min"], "max": r["max"], "undefined cells": r["nan_cells"]} for r in rows])
+        "method": r["method"], "measure": r["measure"].replace("_", " "), "cells": r["cells"],
+        "mean (largest MCSE)": _estimate_text(r["mean"], r["max_mcse"]),
+        "smallest": r["min"], "largest": r["max"], "undefined cells": r["nan_cells"]}
+        for r in rows])
 
 
 N_BANDS: tuple[tuple[int, float], ...] = ((1, 30), (30, 100), (100, 300), (300, math.inf))
@@ -480,17 +586,27 @@ def _grid_frame(meta: Mapping[str, Any], study: Study) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# Provenance fields that differ between two runs of the same command (the pages mark them).
+TIMING_FIELDS: tuple[str, ...] = ("run started", "run ended", "wall time")
+
+
 def _provenance(meta: Mapping[str, Any], reproduce: str, state: str) -> dict[str, str]:
     packages = meta.get("packages", {})
-    dirty = {True: " (uncommitted changes)", False: "", None: " (state unknown)"}
+    tree = {True: " (uncommitted changes)", False: " (tree clean)", None: " (state unknown)"}
+    wall = _wall_seconds(meta)
     return {
         "run": state,
+        "run started": str(meta.get("started", "")),
+        "run ended": str(meta.get("ended", "not recorded")),
+        "wall time": "" if wall is None else f"{wall:,.0f} s",
         "evalcert": packages.get("evalcert", ""),
-        "git commit": f"{meta.get('git_commit') or 'unknown'}{dirty[meta.get('git_dirty')]}",
+        "git commit": f"{meta.get('git_commit') or 'unknown'}{tree[meta.get('git_dirty')]}",
         "command": meta.get("command", ""),
         "reproduce with": reproduce,
         "root seed": str(meta.get("seed", "")),
         "grid": str(meta.get("identity", {}).get("grid", "")),
+        "study versions": ", ".join(f"{name} v{version}" for name, version in
+                                    meta.get("identity", {}).get("studies", {}).items()),
         "python": meta.get("python", ""),
         "platform": meta.get("platform", ""),
         **{name: packages[name] for name in ("numpy", "scipy", "pandas", "matplotlib")
@@ -499,17 +615,24 @@ def _provenance(meta: Mapping[str, Any], reproduce: str, state: str) -> dict[str
 
 
 def _provenance_html(prov: Mapping[str, str]) -> Markup:
-    frame = pd.DataFrame({"field": list(prov), "value": list(prov.values())})
-    return Markup("<h2>Provenance</h2>\n") + Markup(
-        str(_html_table(frame)).replace("<table>", '<table class="prov">', 1))
+    timing = ' class="timing"'
+    rows = "\n".join(
+        f"<tr{timing if field in TIMING_FIELDS else ''}>"
+        f"<td>{html.escape(field)}</td><td>{html.escape(value)}</td></tr>"
+        for field, value in prov.items())
+    return Markup('<h2 id="provenance">Provenance</h2>\n<div class="scroll"><table class="prov">'
+                  f"<thead><tr><th>field</th><th>value</th></tr></thead><tbody>\n{rows}\n"
+                  "</tbody></table></div>")
 
 
-def _reproduce(meta: Mapping[str, Any], names: Sequence[str]) -> str:
-    """The one command that reproduces the run, or why there is none.
+def _reproduce(meta: Mapping[str, Any], names: Sequence[str], out: str) -> str:
+    """The one command that reproduces the run (of ``names`` only) into ``out``, or why there
+    is none.
 
-    Discovered studies on a named grid: ``evalcert study run NAMES --grid G --seed S``; other
-    studies (``module:ATTRIBUTE``): the recorded command with the seed set; a grid built in
-    Python has no command.
+    Discovered studies on a named grid: ``evalcert study run NAMES --grid G --seed S --out
+    OUT``; other studies (``module:ATTRIBUTE``): the recorded command with the seed and output
+    set; a grid built in Python has no command. A study's cells draw from streams keyed by
+    the study and the cell, so one study run alone reproduces its values in a suite's run.
     """
     identity = meta.get("identity", {})
     grid, seed = identity.get("grid", "quick"), str(meta.get("seed", ""))
@@ -518,7 +641,7 @@ def _reproduce(meta: Mapping[str, Any], names: Sequence[str]) -> str:
                 f"grids in report.json); run it with studies.engine.run and rng={seed}")
     if set(names) <= set(study_names()):
         words = ["evalcert", "study", "run", *names, "--grid", grid, "--seed", seed,
-                 "--out", "DIR"]
+                 "--out", out]
         for method in identity.get("methods", []):
             words += ["--method", method]
         return shlex.join(words)
@@ -534,7 +657,7 @@ def _reproduce(meta: Mapping[str, Any], names: Sequence[str]) -> str:
             skip = True
         elif not word.startswith(("--seed=", "--out=", "--resume")):
             kept.append(word)
-    return shlex.join([*kept, "--seed", seed, "--out", "DIR"])
+    return shlex.join([*kept, "--seed", seed, "--out", out])
 
 
 def _aim(module_doc: str) -> str:
@@ -547,6 +670,20 @@ def _write(path: Path, text: str, written: dict[str, str]) -> None:
     path.write_bytes(data)
     written[path.name if path.parent.name != "figures" else f"figures/{path.name}"] = \
         hashlib.sha256(data).hexdigest()
+
+
+def _tested(study: Study, result: StudyResult, meta: Mapping[str, Any]) -> str:
+    """What the page tested, in one line: cells, grid parameters, path, replicates."""
+    grid = meta.get("grids", {}).get(study.name, {})
+    cells = len(result.cells) + sum(g.size for g in result.groups)
+    parameters = " x ".join(f"{len(v)} {k}" for k, v in grid.get("parameters", {}).items()
+                            if len(v) > 1) or "one cell"
+    methods = ", ".join(study.methods)
+    if study.enumerate_outcomes is not None:
+        how = "exact: every outcome enumerated with its probability, no Monte Carlo error"
+    else:
+        how = f"Monte Carlo: {_text(grid.get('n_replicates', ''))} replicates per cell"
+    return f"{_text(cells)} cells ({parameters}; {how}) of the methods {methods}"
 
 
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
@@ -566,24 +703,38 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         inline = svg[svg.index("<svg"):]  # an XML prolog or doctype is not valid inside HTML
         figures.append({"svg": Markup(inline), "caption": figure.caption,
                         "file": f"figures/{name}-{index}.svg"})
-    summary = pd.DataFrame.from_records(found) if study.summary else pd.DataFrame()
+    summary = _readable(pd.DataFrame.from_records(found)) if study.summary else pd.DataFrame()
     claims = _claims_frame(name, verdicts)
     results = _results_frame(headline_table(result) if study.summary else found)
     failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
-    sentences = [claim_finding(v) for v in verdicts]
+    # decided claims first, then the study's own findings, then the claims not run here
+    sentences = [claim_finding(v) for v in verdicts if v.status != NOT_RUN]
     if study.findings is not None:
         sentences += list(study.findings(result, found))
+    sentences += [claim_finding(v) for v in verdicts if v.status == NOT_RUN]
     bands = _coverage_bands(result)
     band_texts = band_verdicts = pd.DataFrame()
     if not bands.empty:
         band_texts, band_verdicts = _bands_pivot(bands)
+    prov = {**prov, "reproduce with": _reproduce(meta, [name], f"reports/{name}")}
+    toc = [(anchor, title) for anchor, title, shown in (
+        ("summary", "Summary", True), ("figures", "Figures", bool(figures)),
+        ("claims", "Claims", True), ("coverage", "Coverage by condition", not bands.empty),
+        ("summary-table", "Summary table", not summary.empty), ("results", "Results", True),
+        ("failures", "Cells that break a claim", not failures.empty),
+        ("ademp", "Design (ADEMP)", True), ("legend", "Legend", True),
+        ("provenance", "Provenance", True)) if shown]
+    tested = _tested(study, result, meta)
     body = _ENV.from_string(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
         status=worst_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
-        findings=[Markup(_inline(html.escape(x))) for x in sentences],
-        grid=_html_table(grid), claims=_html_table(claims, status_column="status"),
-        results=_html_table(results), figures=figures,
-        summary=_html_table(summary) if not summary.empty else "",
+        findings=[Markup(_inline(html.escape(x))) for x in sentences], shown=SHOWN_FINDINGS,
+        tested=tested, toc=toc, grid=_html_table(grid),
+        claims=_html_table(claims, status_column="status", wide="statement", row_id="anchor"),
+        results=_html_table(results, fold=f"every cell in {name}.csv"),
+        figures=figures,
+        summary=_html_table(summary, fold=f"every row in {name}.summary.csv")
+        if not summary.empty else "",
         bands=_html_table(band_texts, classes=band_verdicts) if not bands.empty else "",
         bands_text=BANDS_TEXT,
         failures=_html_table(failures) if not failures.empty else "",
@@ -593,26 +744,28 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                                           body=Markup(body))
     _write(out / f"{name}.html", page, written)
     md = [f"# {name}", "", *([f"This run is {prov['run']}.", ""] if prov["run"] != "complete"
-                             else []), _aim(doc), "", f"Claims: {tally(verdicts)}.", ""]
+                             else []), _aim(doc), "", f"Tested: {tested}.", "",
+          f"Claims: {tally(verdicts)}.", ""]
     if sentences:
         md += ["## Findings", "", *(f"- {x}" for x in sentences), ""]
-    for title, text in sections:
-        md += [f"## {title}", "", text, ""]
-        if title == "Data-generating mechanisms":
-            md += [_md_table(grid), ""]
-    md += ["## Claims and verdicts", "", _md_table(claims), ""]
-    if not bands.empty:
-        md += ["## Coverage by method and condition", "", BANDS_TEXT, "",
-               _md_table(band_texts), ""]
-    if not summary.empty:
-        md += ["## Summary", "", _md_table(summary), ""]
-    md += ["## Results", "", _md_table(results), ""]
-    if not failures.empty:
-        md += ["## Cells that break a claim", "", _md_table(failures), ""]
     if figures:
         md += ["## Figures", ""]
         md += [f"![Figure {i}]({f['file']})\n\nFigure {i}. {f['caption']}\n"
                for i, f in enumerate(figures, start=1)]
+    md += ["## Claims and verdicts", "", _md_table(claims.drop(columns=["anchor"])), ""]
+    if not bands.empty:
+        md += ["## Coverage by method and condition", "", BANDS_TEXT, "",
+               _md_table(band_texts), ""]
+    if not summary.empty:
+        md += ["## Summary table", "", _md_table(summary), ""]
+    md += ["## Results", "", _md_table(results), ""]
+    if not failures.empty:
+        md += ["## Cells that break a claim", "", _md_table(failures), ""]
+    md += ["## Design (ADEMP)", ""]
+    for title, text in sections:
+        md += [f"### {title}", "", text, ""]
+        if title == "Data-generating mechanisms":
+            md += [_md_table(grid), ""]
     md += ["## Legend", "", *(f"- **{t}**: {x}" for t, x in LEGEND.items()), "",
            "## Provenance", "", _md_table(pd.DataFrame({"field": list(prov),
                                                           "value": list(prov.values())}))]
@@ -620,7 +773,58 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     cells = len(result.cells) + sum(g.size for g in result.groups)
     return {"name": name, "aim": _aim(doc), "cells": cells, "tally": tally(verdicts),
             "status": worst_status(verdicts) if verdicts else "no claims",
-            "path": "exact" if study.enumerate_outcomes is not None else "monte-carlo"}
+            "path": "exact" if study.enumerate_outcomes is not None else "monte-carlo",
+            "version": study.version,
+            "methods": _method_rows(list(dict.fromkeys(results["method"])) if len(results)
+                                    else [], verdicts, bands)}
+
+
+def _failing_value(verdict: Verdict, method: str) -> str:
+    """The value of ``method`` that breaks a failing claim most, in words ('' if none)."""
+    rows = verdict.failures[verdict.failures["method"] == method]
+    if rows.empty:
+        return ""
+    row = rows.iloc[0]
+    params = [c for c in rows.columns if c not in FAILURE_COLUMNS]
+    where = ", ".join(f"{c}={row[c]}" for c in params)
+    if row["error"]:
+        return f"raised {row['error']} at {where}"
+    return (f"{verdict.claim.measure} {_estimate_text(row['value'], row['mcse'])} at {where} "
+            f"(bound {_text(float(row['bound']))})")
+
+
+def _method_rows(methods: Sequence[str], verdicts: Sequence[Verdict],
+                 bands: pd.DataFrame) -> list[dict[str, Any]]:
+    """Each method's claims (status, name) and its worst value against its bound or nominal.
+
+    The worst value: where a claim about the method fails, its value that breaks it most;
+    else its lowest coverage over the conditions of the coverage table (95%, two-sided)
+    against the nominal 0.95; else the value of a claim about it nearest the claim's bound.
+    """
+    rows = []
+    for method in methods:
+        claims = [v for v in verdicts if method in v.claim.methods]
+        worst = next((f"{v.claim.name}: {text}" for v in claims if v.status == FAILS
+                      and (text := _failing_value(v, method))), "")
+        shade = FAILS if worst else ""
+        mine = bands[bands["method"] == method] if not bands.empty else bands
+        if not worst and not mine.empty:
+            low = mine.loc[mine["min coverage"].idxmin()]
+            where = ", ".join(f"{k}={low[k]}" for k in mine.columns
+                              if k in (*_BAND_KEYS, "n", "n band"))
+            worst = (f"lowest coverage {_text(float(low['min coverage']))} at {where} "
+                     f"(nominal 0.95)")
+            shade = "under-covers" if low["min coverage"] < 0.95 - BAND_MARGIN else \
+                "meets-nominal"
+        if not worst:
+            near = next((v.nearest for v in claims if v.nearest.get("method") == method), {})
+            if near:
+                worst = (f"{near['value']:.3g} at {near['where'] or 'the mean'} (bound "
+                         f"{_text(float(near['bound']))})")
+        rows.append({"method": method, "claims": [(v.claim.name, v.status) for v in claims],
+                     "status": worst_status(claims) if claims else "no claims",
+                     "worst": worst, "shade": shade})
+    return rows
 
 
 def _tidy_csv(results: Mapping[str, StudyResult], out: Path, written: dict[str, str]
@@ -678,7 +882,9 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     target = Path(out) if out is not None else run_dir
     (target / "figures").mkdir(parents=True, exist_ok=True)
     names = [s.name for s in studies]
-    prov = _provenance(meta, _reproduce(meta, names), state.describe())
+    grid_name = meta.get("identity", {}).get("grid", "")
+    prov = _provenance(meta, _reproduce(meta, names, f"reports/studies-{grid_name}"),
+                       state.describe())
     written: dict[str, str] = {}
     rows = [_study_page(s, results[s.name], verdicts.get(s.name, ()), meta, prov, target,
                         run_dir, written, (summaries or {}).get(s.name))

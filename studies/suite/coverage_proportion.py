@@ -99,7 +99,7 @@ import functools
 import importlib.util
 import itertools
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -542,6 +542,16 @@ FIGURES = (
                     "center": 0.95}),
 )
 
+def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Which peer comparisons this run could not make: a peer package not installed here."""
+    if importlib.util.find_spec("statsmodels") is not None:
+        return []
+    return ["statsmodels is not installed where this run ran: its intervals "
+            "(statsmodels:normal, agresti_coull, beta, wilson, jeffreys) were not run, so this "
+            "page compares ours with scipy's only (install the peers extra, "
+            "pip install 'evalcert[peers]', to add them)."]
+
+
 STUDY = Study(
     name="coverage_proportion",
     ademp=__doc__,
@@ -563,4 +573,5 @@ STUDY = Study(
     summary=summary_table,
     claims=CLAIMS,
     figures=FIGURES,
+    findings=findings,
 )
