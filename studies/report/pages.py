@@ -87,28 +87,32 @@ LEGEND: dict[str, str] = {
             "(at least 5 points below nominal, optimistic)",
     "condition": "what each compared value must satisfy; a margin is part of the finding",
     "region": "the cells a claim is about (a query over the grid parameters)",
-    "compared": "the values compared: cells, or means over a parameter",
-    "failing": "the compared values that break the claim",
+    "values compared": "the values compared: cells, or means over a parameter",
+    "values failing": "the compared values that break the claim",
     "familywise error": "the probability that the claim fails on a run where it is true: "
                         "its share of the suite's false-alarm budget",
     "k": "the multiple of the SE allowed to each Monte Carlo value: the normal quantile of "
          "the familywise error split over the compared values (Bonferroni); blank when "
          "every value is exact. The SE of a share (coverage, pass rate) is taken at the bound",
-    "detectable": "the deviation beyond the bound, in the measure's units, that the claim "
+    "detectable (unit)": "the deviation beyond the bound, in the measure's units, that the claim "
                   "flags with probability 0.95 in its least precise value: (k + 1.645) x SE "
                   "for a measure of estimates; for a share of R replicates, the deviation d at "
                   "which a Binomial(R, bound + d) count breaks the claim with probability "
                   "0.95 (inf: no share in [0, 1] could break it); the rounding tolerance when "
                   "every value is exact",
-    "resolution": "the smallest deviation beyond the bound the claim must detect to decide; "
-                  "above it, detectable makes the claim INCONCLUSIVE",
-    "unit": "what detectable and resolution are measured in: the claim's measure, or a "
-            "measure of each cell they are multiples of (empirical_se: the estimator's own SE)",
+    "resolution (unit)": "the smallest deviation beyond the bound the claim must detect to "
+                         "decide; above it, detectable makes the claim INCONCLUSIVE",
+    "unit": "what detectable and resolution are measured in, written after each: the "
+            "claim's measure, or a measure of each cell they are multiples of (empirical_se: "
+            "the estimator's own SE)",
     "reason": "why a claim is INCONCLUSIVE or NOT RUN",
     "MCSE": "Monte Carlo standard error (Morris, White & Crowther 2019, Table 6; the empirical "
             "SE's adjusted by the estimates' kurtosis, as simhelpers does); 0 for exact "
             "values, computed by enumerating every outcome",
-    "estimate (MCSE)": "a value and its Monte Carlo standard error",
+    "value (MCSE)": "a value and its Monte Carlo standard error in one cell; (exact): every "
+                    "outcome enumerated, no Monte Carlo error",
+    "mean (largest MCSE)": "in the results: the mean of a measure over the cells, with the "
+                           "largest MCSE of any of them; smallest and largest: over the cells",
     "coverage": "the share of intervals that contain the true value",
     "width": "the mean width of the intervals",
     "rejection": "the share of replicates a method flags (for F1 intervals: undefined, which "
