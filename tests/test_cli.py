@@ -39,12 +39,36 @@ def test_demo_table_prints_every_measure(capsys):
         (["demo", "--method", "exact"], "invalid choice: 'exact' (choose from 'wald'"),
         (["nonsense"], "invalid choice"),
         ([], "required"),
+        (["f1", "--tp", "5", "--fp", "2", "--fn", "1", "--tm", "3"],
+         "unrecognized arguments: --tm (did you mean --tn?)"),
+        (["f1", "--tp", "5", "--fp", "2", "--fn", "1", "--tn", "3", "--sed", "1"],
+         "unrecognized arguments: --sed (did you mean --seed?)"),
+        (["study", "compare", "a", "b", "--strcit"],
+         "unrecognized arguments: --strcit (did you mean --strict?)"),
+        (["--hepl"], "unrecognized arguments: --hepl (did you mean --help?)"),
+        (["f1", "--tp", "5", "--fp", "2", "--fn", "1", "--tn", "3", "--zzz"],
+         "unrecognized arguments: --zzz"),
+        (["f1", "--tp", "5", "--fp", "2", "--fn", "1"], "required: --tn"),
     ],
 )
 def test_errors_are_one_line_with_exit_status_2(argv, fragment, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and fragment in err and "Traceback" not in err
+
+
+def test_a_closed_output_ends_quietly_with_the_status_of_sigpipe():
+    import os
+
+    read, write = os.pipe()
+    os.close(read)  # as `evalcert f1 ... --json | head -0`: nobody reads the output
+    try:
+        done = subprocess.run([sys.executable, "-m", "studies.cli", "f1", "--tp", "5", "--fp",
+                               "2", "--fn", "1", "--tn", "3", "--json"],
+                              stdout=write, stderr=subprocess.PIPE, text=True, check=False)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")  # 128 + SIGPIPE, as `cat` would
 
 
 def test_module_entry_point_exit_status():
@@ -63,15 +87,14 @@ def test_progress_in_a_log_counts_only_the_cells_of_this_run(monkeypatch):
     clock = [100.0]
     monkeypatch.setattr(tqdm.std, "time", lambda: clock[0])
     stream = io.StringIO()  # not a terminal: plain lines
-    progress = Progress(stream)
+    progress = Progress(stream, refresh=None)
     progress(236, 504)  # a resumed run: 236 cells were finished before it started
     clock[0] = 110.0
     progress(286, 504)  # 50 cells in 10 s: 218 left take 43.6 s
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2 and "\r" not in stream.getvalue()
-    assert lines[0].startswith(" 47% 236/504 cells, elapsed 00:00, left ?")
-    assert lines[1].startswith(" 57% 286/504 cells, elapsed 00:10, left 00:43,")
-    assert lines[1].endswith(" 5.00cell/s")
+    assert lines[0] == " 47% 236/504 cells, elapsed 00:00, ?cell/s, left ?"
+    assert lines[1] == " 57% 286/504 cells, elapsed 00:10,  5.00cell/s, left 00:43"
     clock[0] = 150.0  # within the same tenth, but 40 s since the last line
     progress(287, 504)
     clock[0] = 151.0

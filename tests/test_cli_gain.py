@@ -86,7 +86,8 @@ def test_json_table_equals_gain_table(capsys, csv_file):
     assert [row["share"] for row in summary["shares"]] == [0.5, 0.8, 0.9, 1.0]
     for row in summary["shares"]:
         fraction = table.fraction_to_reach(row["share"])
-        assert row["fraction"] == fraction and row["items"] == fraction * 53
+        assert row["fraction"] == fraction
+        assert row["items"] == pytest.approx(fraction * 53, rel=1e-12)
         assert row["cost"] is None
 
 
@@ -113,7 +114,8 @@ def test_json_budgets_and_shares_equal_the_api(capsys, csv_file, whole_bins):
     assert [row["share"] for row in summary["shares"]] == [0.3, 1.0]
     for row in summary["shares"]:
         fraction = table.fraction_to_reach(row["share"], whole_bins=whole_bins)
-        assert row["fraction"] == fraction and row["items"] == fraction * 40
+        assert row["fraction"] == fraction
+        assert row["items"] == pytest.approx(fraction * 40, rel=1e-12)
         assert row["cost"] == table.cost_to_reach(row["share"], cost_per_item=0.25,
                                                   whole_bins=whole_bins)
 
@@ -129,13 +131,13 @@ def test_text_table_shows_every_bin(capsys, csv_file):
     table = gain_table(scores, labels, bins=5)
     for i in range(5):
         cells = [f"{table.bin_upper_fraction[i]:.4f}", str(table.items[i]),
-                 f"{table.positives[i]:.4f}", f"{table.gain[i]:.4f}",
+                 str(int(table.positives[i])), f"{table.gain[i]:.4f}",
                  f"{table.cumulative_gain[i]:.4f}", f"{table.lift[i]:.4f}",
                  f"{table.cumulative_lift[i]:.4f}"]
         assert [str(i + 1), *cells] in [line.split() for line in out.splitlines()]
     assert "expectation over a random order" in out
     # $0.5 at $0.1 buys 5 items holding 3 positives (the estimator's doctest).
-    assert ["0.5000", "5", "0.5000", "0.5000", "3.0000", "0.7500"] in [
+    assert ["0.5000", "5", "0.5000", "0.5000", "3", "0.7500"] in [
         line.split() for line in out.splitlines()]
     assert "nan" not in out
 
@@ -145,7 +147,7 @@ def test_no_positives_gives_undefined_and_a_note(capsys, csv_file):
     assert main(["gain", path, "--bins", "2"]) == 0
     out = capsys.readouterr().out
     assert "P = 0 positives" in out and "no positives" in out
-    assert out.splitlines()[4].split() == ["1", "0.5000", "2", "0.0000", "undefined",
+    assert out.splitlines()[4].split() == ["1", "0.5000", "2", "0", "undefined",
                                            "undefined", "undefined", "undefined"]
     summary = run_json(capsys, [path, "--bins", "2", "--cost-per-item", "1", "--budget", "2"])
     assert all(row[key] is None for row in summary["table"]
@@ -277,9 +279,45 @@ def test_csv_errors_are_one_line(capsys, csv_file, text, fragment):
 
 def test_bins_beyond_the_number_of_items(capsys, csv_file):
     path = csv_file(HEADER + "0.5,1\n0.2,0\n0.1,0\n")
-    assert main(["gain", path]) == 2
+    assert main(["gain", path, "--bins", "4"]) == 2
     assert_one_line_error(
-        capsys, f"--bins must be at most the number of items in {path} (3); got 10")
+        capsys, f"--bins must be at most the number of items in {path} (3); got 4")
+
+
+def test_a_file_shorter_than_the_default_bins_gets_one_bin_per_item(capsys, csv_file):
+    path = csv_file(HEADER + "0.5,1\n0.2,0\n0.1,0\n")
+    summary = run_json(capsys, [path])
+    assert summary["bins"] == 3 and [row["items"] for row in summary["table"]] == [1, 1, 1]
+    assert summary["notes"] == ["the file holds 3 items, fewer than the default 10 bins: "
+                                "one bin per item (--bins sets the number)"]
+    assert main(["gain", path]) == 0
+    assert "note: the file holds 3 items, fewer than the default 10 bins" in (
+        capsys.readouterr().out)
+    assert run_json(capsys, [csv_file(HEADER + "0.5,1\n" * 10)])["notes"] == []
+
+
+def test_whole_counts_print_as_integers_and_shared_ones_with_decimals(capsys, csv_file):
+    # 64 positives, the 32nd at rank 109: half of them take 0.545 of the list, 109 items,
+    # which the product 0.545 * 200 gives as 109.00000000000001. Ranks 180-183 are tied,
+    # across the edge of bins 9 and 10, and share their two positives between them.
+    labels = np.zeros(200, dtype=int)
+    labels[:31] = labels[108] = labels[149:180] = labels[181] = 1
+    scores = np.arange(200, 0, -1, dtype=float)
+    scores[179:183] = 20.5
+    path = csv_file(scores=scores, labels=labels)
+    table = gain_table(scores, labels, bins=10)
+    assert table.fraction_to_reach(0.5) * 200 != 109  # the product's rounding error
+    shares = ["--share", "0.5", "--share", "1"]
+    summary = run_json(capsys, [path, *shares])
+    assert [row["items"] for row in summary["shares"]] == [
+        109.0, pytest.approx(table.fraction_to_reach(1.0) * 200)]
+    assert main(["gain", path, *shares]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    bins = [row for row in rows if len(row) == 8 and row[0].isdigit()]
+    assert [row[3] for row in bins] == ["20", "11", "0", "0", "0", "1", "0", "11", "19.5000",
+                                        "1.5000"]
+    assert rows[-2] == ["0.5000", "0.5450", "109"]
+    assert rows[-1] == ["1.0000", "0.9117", "182.3333"]
 
 
 def test_unreadable_files(capsys, csv_file, tmp_path):
@@ -339,7 +377,7 @@ def test_help_mentions_every_option_and_the_default_bins(capsys):
     for option in ("SCORES.csv", "--bins K", "--cost-per-item C", "--budget B", "--share S",
                    "--whole-bins", "--json"):
         assert option in out
-    assert "(default: 10)" in out
+    assert "(default: 10, deciles, or one bin per item in a file of fewer than 10 items)" in out
     assert "default: 0.5, 0.8, 0.9, 1" in out
     assert "Klubička et al. 2018" in out
 

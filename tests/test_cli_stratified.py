@@ -187,7 +187,8 @@ def test_csv_errors_are_one_line_with_exit_status_2(evalcert, capsys, csv_file, 
         (["--gain", "1", "--loss", "1"], "--gain must be greater than --loss"),
         (["--gain", "nan", "--loss", "-1"], "argument --gain: must be a finite number"),
         (["--gain", "one", "--loss", "-1"], "argument --gain: must be a number"),
-        (["--loss", "-1"], "the following arguments are required: --gain"),
+        (["--loss", "-1"], "--loss needs --gain: the utility takes both"),
+        (["--gain", "1"], "--gain needs --loss: the utility takes both"),
         (["--gain", "1", "--loss", "-1", "--confidence-level", "1.5"], "strictly between 0 and 1"),
         (["--gain", "1", "--loss", "-1", "--method", "normal"], "invalid choice: 'normal'"),
     ],
@@ -221,3 +222,19 @@ def test_negative_values_in_any_notation_are_read_as_values(evalcert, capsys, cs
     found = run_json(evalcert, capsys, ["stratified", csv_file(R3_CSV), "--gain", "3",
                                         "--loss", loss, "--json"])
     assert found["u_b"] == float(loss)
+
+
+def test_the_share_alone_needs_no_gain_or_loss(evalcert, capsys, csv_file):
+    path = csv_file(R3_CSV)
+    alone = run_json(evalcert, capsys, ["stratified", path, "--json"])
+    both = run_json(evalcert, capsys, ["stratified", path, "--gain", "3", "--loss", "-1",
+                                       "--json"])
+    assert alone["proportion"] == both["proportion"] and alone["strata"] == both["strata"]
+    assert alone["utility"] is None and alone["u_a"] is None and alone["u_b"] is None
+    for method, ci in alone["intervals"].items():
+        assert ci == {"proportion": both["intervals"][method]["proportion"], "utility": None}
+    assert evalcert(["stratified", path]) == 0
+    out = capsys.readouterr().out
+    assert "u (utility): --gain and --loss give it" in out and "u low" not in out
+    assert out.splitlines()[1] == "4 strata, N = 1240 documents, n = 90 judged"
+    assert f"p (share relevant) = {alone['proportion']['estimate']:.6f}" in out

@@ -185,9 +185,36 @@ def test_missing_cells_and_methods_are_regressions_added_ones_are_reported():
     b = Results(Path("b"), "run", a.rows.iloc[:2], a.verdicts, a.studies, a.grids, "1", {}, False)
     found = compare(a, b)
     assert found.counts()["missing"] == 1 and found.status() == 1
+    assert found.summary().startswith("compare: REGRESSION (fails on 1 values missing): 0 "
+                                      "regressions, 0 improvements, 1 values missing, 0 added")
     assert any("incomplete" in note for note in found.notes)
     assert compare(b, a).counts()["added"] == 1 and compare(b, a).status() == 0
     assert compare(b, a).status(strict=True) == 1
+
+
+def test_a_run_of_some_studies_compares_those_unless_all_studies_are_asked_for(
+        baseline, tmp_path, capsys):
+    one = _run(tmp_path / "one", studies=[get_study(STUDIES[0])])
+    status, out = _gate(baseline, one, capsys)
+    assert status == 0, out
+    others = ", ".join(sorted(STUDIES[1:]))
+    assert "missing:" not in out
+    assert f"not compared: 3 baseline studies the current run lacks (--all-studies counts " \
+           f"them as missing): {others}" in out.splitlines()
+    assert out.splitlines()[-1].startswith(
+        "compare: no regression: 0 regressions, 0 improvements, 0 values missing, 0 added "
+        "(3 baseline studies not compared), over ")
+    lacking = sum(len(load_results(baseline).rows.query("study == @name"))
+                  for name in STUDIES[1:])
+    for option in ("--all-studies", "--strict"):  # --strict implies --all-studies
+        status, out = _gate(baseline, one, capsys, option)
+        assert status == 1 and "not compared" not in out
+        assert out.splitlines()[-1].startswith(
+            f"compare: REGRESSION (fails on {lacking} values missing): 0 regressions, 0 "
+            f"improvements, {lacking} values missing, 0 added, over ")
+    found = json.loads(_gate(baseline, one, capsys, "--json")[1])
+    assert found["status"] == 0 and found["not_compared"] == sorted(STUDIES[1:])
+    assert compare(load_results(baseline), load_results(one)).status() == 1  # the API: all
 
 
 def test_bad_inputs_exit_2_in_one_line_and_never_touch_the_baseline(baseline, tmp_path, capsys):
@@ -251,7 +278,8 @@ def test_a_run_with_a_baseline_shows_the_comparison_in_its_report(baseline, tmp_
                  str(out), "--baseline", str(baseline)]) == 0
     assert "compare: no regression" in capsys.readouterr().out
     index = (out / "index.html").read_text()
-    assert "<h2>Comparison with the baseline</h2>" in index and "compare: no regression" in index
+    assert '<h2 id="comparison">Comparison with the baseline</h2>' in index
+    assert "compare: no regression" in index
     assert json.loads((out / "report.json").read_text())["comparison"]["status"] == 0
     digest = (out / "summary.md").read_text()
     assert "**All " in digest and "Regression gate: compare: no regression" in digest

@@ -7,9 +7,12 @@ command line has no import circle.
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
 import re
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -71,10 +74,17 @@ _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-inf(inity)
                               re.IGNORECASE)
 
 
+class _Checked(UsageError):
+    """A usage error whose words the parser that raised it searched for unrecognized options
+    (the parsers around it, a subcommand's parents, know fewer options and leave it alone)."""
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (argparse prints the whole usage block by default).
 
-    Negative numbers in scientific notation are read as option values (``--loss -1e3``).
+    Negative numbers in scientific notation are read as option values (``--loss -1e3``). An
+    unrecognized option is the error reported, with the closest valid option: argparse checks
+    the required options first, so a typo (``--tm 3`` for ``--tn 3``) read as "required: --tn".
     """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -84,6 +94,42 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+    def parse_known_args(  # type: ignore[override]
+            self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None,
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """argparse's; UsageError naming the closest valid option of an unrecognized one."""
+        words = list(sys.argv[1:] if args is None else args)
+        try:
+            parsed, extras = super().parse_known_args(words, namespace)
+        except _Checked:
+            raise
+        except UsageError as error:
+            raise _Checked(self._unrecognized(words) or str(error)) from None
+        message = self._unrecognized(extras)
+        if message:
+            raise _Checked(message)
+        return parsed, extras
+
+    def _unrecognized(self, words: Sequence[str]) -> str:
+        """"unrecognized arguments: ..." for the options among ``words`` this parser does not
+        have, each with the closest it has (of those not given already: ``--tp 5 --tm 3``
+        suggests ``--tn``); empty when there is none."""
+        known = list(self._option_string_actions)
+        given = {word.split("=", 1)[0] for word in words}
+        unused = [name for name in known if name not in given]
+        found = []
+        for word in words:
+            if word == "--":
+                break  # what follows is positional
+            option = word.split("=", 1)[0]
+            if (len(option) < 2 or option[0] not in self.prefix_chars
+                    or self._negative_number_matcher.match(word)
+                    or any(name.startswith(option) for name in known)):  # known or abbreviated
+                continue
+            close = difflib.get_close_matches(option, unused, n=1)
+            found.append(f"{option} (did you mean {close[0]}?)" if close else option)
+        return f"unrecognized arguments: {', '.join(found)}" if found else ""
 
 
 def unit_interval(text: str) -> float:

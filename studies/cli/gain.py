@@ -4,7 +4,8 @@ When a model pre-filters candidates for human annotation, the annotator works do
 from the highest score, and the budget usually runs out before the list does. What matters is
 then not the model's F-score but how early in its ranking the positives come. The command
 ranks the items of ``SCORES.csv`` by descending score, cuts the ranking into quantile bins
-(deciles by default) and prints, for each bin, how many positives it holds, its gain (its share
+(deciles by default; one bin per item in a file of fewer than ten items, with a note) and
+prints, for each bin, how many positives it holds, its gain (its share
 of all positives), the cumulative gain and the lift. Given a cost per item it also answers the
 two money questions of the paper: what a budget buys (``--budget``) and how much of the list,
 and at what cost, must be annotated to find a share of the positives (``--share``).
@@ -59,6 +60,7 @@ __all__ = ["add_command", "gain_summary", "read_scores"]
 
 COLUMNS = ("score", "label")
 DEFAULT_SHARES = (0.5, 0.8, 0.9, 1.0)
+DEFAULT_BINS = 10
 
 
 def add_command(commands: Any) -> None:
@@ -75,8 +77,10 @@ def add_command(commands: Any) -> None:
     cmd.add_argument("file", metavar="SCORES.csv", type=file_name,
                      help="CSV with a header holding the columns score and label (0/1 or "
                           "true/false); other columns are ignored")
-    cmd.add_argument("--bins", type=positive_count, default=10, metavar="K",
-                     help="number of quantile bins of the ranking (10 gives deciles)")
+    cmd.add_argument("--bins", type=positive_count, default=None, metavar="K",
+                     help="number of quantile bins of the ranking, at most the number of items "
+                          f"(default: {DEFAULT_BINS}, deciles, or one bin per item in a file of "
+                          f"fewer than {DEFAULT_BINS} items)")
     cmd.add_argument("--cost-per-item", type=positive_amount, default=None, metavar="C",
                      help="cost of annotating one item; when given, costs are reported too")
     cmd.add_argument("--budget", type=non_negative_amount, action="append", metavar="B",
@@ -202,10 +206,17 @@ def gain_summary(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError("--budget needs --cost-per-item (the cost of annotating one item)")
     scores, labels = read_scores(args.file)
     n_items = int(scores.shape[0])
-    if args.bins > n_items:
+    notes = []
+    bins = args.bins
+    if bins is None:
+        bins = min(DEFAULT_BINS, n_items)
+        if bins < DEFAULT_BINS:
+            notes.append(f"the file holds {n_items} items, fewer than the default "
+                         f"{DEFAULT_BINS} bins: one bin per item (--bins sets the number)")
+    elif bins > n_items:
         raise UsageError(f"--bins must be at most the number of items in {args.file} "
-                         f"({n_items}); got {args.bins}")
-    table = gain_table(scores, labels, bins=args.bins)
+                         f"({n_items}); got {bins}")
+    table = gain_table(scores, labels, bins=bins)
     whole = bool(args.whole_bins)
     sizes = np.diff(table.group_ends)
     budgets = []
@@ -220,7 +231,7 @@ def gain_summary(args: argparse.Namespace) -> dict[str, Any]:
         reach = (None if cost is None else
                  finite(table.cost_to_reach(share, cost_per_item=cost, whole_bins=whole)))
         shares.append({"share": share, "fraction": finite(fraction),
-                       "items": finite(fraction * n_items), "cost": reach})
+                       "items": finite(_items(fraction, n_items)), "cost": reach})
     return {
         "file": args.file,
         "n_items": table.n_items,
@@ -233,6 +244,7 @@ def gain_summary(args: argparse.Namespace) -> dict[str, Any]:
         "table": _bin_rows(table),
         "budgets": budgets,
         "shares": shares,
+        "notes": notes,
     }
 
 
@@ -250,10 +262,11 @@ def _format_table(summary: dict[str, Any]) -> str:
     ]
     for row in summary["table"]:
         lines.append(f"{row['bin']:>4}{row['top_fraction']:>10.4f}{row['items']:>8}"
-                     f"{row['positives']:>11.4f}{shown(row['gain']):>10}"
+                     f"{_count(row['positives']):>11}{shown(row['gain']):>10}"
                      f"{shown(row['cumulative_gain']):>10}{shown(row['lift']):>10}"
                      f"{shown(row['cumulative_lift']):>10}")
     lines.append("")
+    lines += [f"note: {note}." for note in summary["notes"]]
     if summary["n_positives"] == 0:
         lines.append("note: the file holds no positives, so gain and lift are undefined "
                      "and no share of the positives can be reached.")
@@ -273,17 +286,33 @@ def _format_table(summary: dict[str, Any]) -> str:
                   f"{'gain':>9}"]
         for row in summary["budgets"]:
             lines.append(f"{row['budget']:>14.4f}{row['items']:>10}{row['fraction']:>10.4f}"
-                         f"{row['cost']:>14.4f}{row['positives']:>14.4f}"
+                         f"{row['cost']:>14.4f}{_count(row['positives']):>14}"
                          f"{shown(row['gain']):>9}")
     lines += ["", "what it takes to find a share of the positives:",
               f"{'share':>8}{'fraction':>10}{'items':>14}" + ("" if cost is None
                                                                else f"{'cost':>14}")]
     for row in summary["shares"]:
-        line = f"{row['share']:>8.4f}{shown(row['fraction']):>10}{shown(row['items']):>14}"
+        line = f"{row['share']:>8.4f}{shown(row['fraction']):>10}{_count(row['items']):>14}"
         if cost is not None:
             line += f"{shown(row['cost']):>14}"
         lines.append(line)
     return "\n".join(lines)
+
+
+def _items(fraction: float, n_items: int) -> float:
+    """``fraction * n_items``, a whole number when within 1e-9 of one: the product's rounding
+    error (0.545 * 200 = 109.00000000000001), not a share of tied items."""
+    items = fraction * n_items
+    near = round(items) if math.isfinite(items) else items
+    return float(near) if abs(items - near) <= 1e-9 * max(1.0, abs(items)) else items
+
+
+def _count(value: float | None) -> str:
+    """A count for the table: a whole one as an integer; one shared among tied items in
+    expectation with four decimals; ``undefined`` where there is none."""
+    if value is not None and math.isfinite(value) and value.is_integer():
+        return str(int(value))
+    return shown(value)
 
 
 def _gain(args: argparse.Namespace) -> int:

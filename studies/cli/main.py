@@ -4,12 +4,15 @@ Each command lives in its own module of `studies.cli` exposing ``add_command(com
 which adds a subparser and sets its ``handler`` (the parsers of ``f1`` and ``study`` live in
 `studies.cli.parsers`). Building the parser imports no estimator, engine or report: a command
 imports them when it runs, so ``evalcert --help`` starts fast. Errors in what the user typed
-are reported on one line and exit with status 2, never with a traceback.
+are reported on one line and exit with status 2, never with a traceback. A reader that
+closes the output early (``evalcert f1 --json | head -3``) ends the command quietly, with the
+status of a command stopped by SIGPIPE (141), as ``cat`` and the shells report.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -18,7 +21,9 @@ from studies.cli import demo, gain, sample_size, stratified
 from studies.cli.args import EXIT_USAGE, Parser, UsageError
 from studies.cli.parsers import f1, study
 
-__all__ = ["build_parser", "main"]
+__all__ = ["EXIT_BROKEN_PIPE", "build_parser", "main"]
+
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE (13), which Windows's signal module lacks
 
 COMMANDS = (demo, f1, sample_size, stratified, gain, study)
 
@@ -42,7 +47,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(words)
         args.command_line = ["evalcert", *words]
         status: int = args.handler(args)
+        sys.stdout.flush()  # a closed pipe raises here, not at exit where nothing catches it
         return status
+    except BrokenPipeError:
+        # the recipe of Python's signal docs: what is left to flush goes nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except (UsageError, ValueError, TypeError) as error:
         return _error(str(error))
     except MemoryError as error:  # numpy's message names the array it could not allocate

@@ -4,8 +4,10 @@ The input is a CSV file with one row per stratum and the header
 ``stratum,size,sampled,positives`` (any column order): the stratum's name, its number of
 documents ``N_h``, how many were judged ``n_h`` and how many of those were relevant ``a_h``.
 The command prints the stratified estimate of the proportion relevant ``p`` (Lewis 1996,
-eq. 7, 34), the utility ``u = gain A + loss B`` with its MSE (eq. 25, 35), and confidence
-intervals by every method of :mod:`estimators.sampling` (or those chosen with ``--method``).
+eq. 7, 34) with confidence intervals by every method of :mod:`estimators.sampling` (or those
+chosen with ``--method``); given ``--gain`` and ``--loss``, also the utility
+``u = gain A + loss B`` with its MSE (eq. 25, 35) and its intervals. Without them the utility
+is left out (null in JSON).
 
 Errors in the file name the line, the stratum and the field, on one line (exit status 2).
 """
@@ -40,10 +42,12 @@ def add_command(commands: Any) -> None:
     )
     cmd.add_argument("file", metavar="FILE.csv", type=file_name,
                      help="CSV with header stratum,size,sampled,positives")
-    cmd.add_argument("--gain", type=amount, required=True,
-                     help="utility of a relevant document in the set (u_a, e.g. 1)")
-    cmd.add_argument("--loss", type=amount, required=True,
-                     help="utility of a nonrelevant document in the set (u_b, e.g. -1)")
+    cmd.add_argument("--gain", type=amount, default=None,
+                     help="utility of a relevant document in the set (u_a, e.g. 1); with "
+                          "--loss, the utility is reported too")
+    cmd.add_argument("--loss", type=amount, default=None,
+                     help="utility of a nonrelevant document in the set (u_b, e.g. -1); "
+                          "with --gain, the utility is reported too")
     cmd.add_argument("--confidence-level", type=unit_interval, default=0.95,
                      help="confidence level of the intervals")
     cmd.add_argument("--method", action="append", choices=STRATIFIED_METHODS,
@@ -123,20 +127,23 @@ def read_strata(path: str) -> StratifiedEstimate:
 
 def stratified_summary(args: argparse.Namespace) -> dict[str, Any]:
     """Everything the command reports, as plain data (shared by the table and JSON outputs)."""
-    if not args.gain > args.loss:
+    if (args.gain is None) != (args.loss is None):
+        given, absent = ("--gain", "--loss") if args.loss is None else ("--loss", "--gain")
+        raise UsageError(f"{given} needs {absent}: the utility takes both")
+    if args.gain is not None and not args.gain > args.loss:
         raise UsageError(f"--gain must be greater than --loss; got --gain {args.gain:g} "
                          f"--loss {args.loss:g}")
     estimate = read_strata(args.file)
-    utility = estimate.utility(u_a=args.gain, u_b=args.loss)
+    utility = None if args.gain is None else estimate.utility(u_a=args.gain, u_b=args.loss)
     level = args.confidence_level
     intervals = {}
     for method in dict.fromkeys(args.method or STRATIFIED_METHODS):  # ordered, no repeats
         p_low, p_high = estimate.confidence_interval(level, method=method)
-        u_low, u_high = utility.confidence_interval(level, method=method)
-        intervals[method] = {
-            "proportion": {"low": finite(p_low), "high": finite(p_high)},
-            "utility": {"low": finite(u_low), "high": finite(u_high)},
-        }
+        intervals[method] = {"proportion": {"low": finite(p_low), "high": finite(p_high)},
+                             "utility": None}
+        if utility is not None:
+            u_low, u_high = utility.confidence_interval(level, method=method)
+            intervals[method]["utility"] = {"low": finite(u_low), "high": finite(u_high)}
     return {
         "file": args.file,
         "confidence_level": level,
@@ -154,8 +161,9 @@ def stratified_summary(args: argparse.Namespace) -> dict[str, Any]:
         "proportion": {"estimate": finite(estimate.estimate),
                        "variance": finite(estimate.variance),
                        "standard_error": finite(estimate.standard_error)},
-        "utility": {"estimate": finite(utility.estimate), "mse": finite(utility.mse),
-                    "standard_error": finite(utility.standard_error)},
+        "utility": None if utility is None else {
+            "estimate": finite(utility.estimate), "mse": finite(utility.mse),
+            "standard_error": finite(utility.standard_error)},
         "intervals": intervals,
         "fully_sampled_strata": list(estimate.fully_sampled_strata),
         "boundary_strata": list(estimate.boundary_strata),
@@ -175,32 +183,34 @@ _NOTES = {
 
 def _format_table(summary: dict[str, Any]) -> str:
     p, u = summary["proportion"], summary["utility"]
+    utility = ("" if u is None else
+               f"; utility u = {summary['u_a']:g} A + ({summary['u_b']:g}) B")
     lines = [
         f"evalcert stratified: {summary['file']}",
         f"{len(summary['strata'])} strata, N = {summary['size']} documents, "
-        f"n = {summary['sample_size']} judged; utility u = {summary['u_a']:g} A "
-        f"+ ({summary['u_b']:g}) B",
+        f"n = {summary['sample_size']} judged{utility}",
         "",
         f"{'stratum':<16}{'size':>10}{'sampled':>10}{'positives':>10}{'p_h':>10}",
     ]
     for row in summary["strata"]:
         lines.append(f"{row['stratum']:<16}{row['size']:>10}{row['sampled']:>10}"
                      f"{row['positives']:>10}{shown(row['estimate'], '.4f'):>10}")
-    lines += [
-        "",
-        f"p (share relevant) = {shown(p['estimate'], '.6f')}"
-        f"   SE {shown(p['standard_error'], '.6f')}   (eq. 7, 34)",
-        f"u (utility)        = {shown(u['estimate'], '.3f')}   MSE {shown(u['mse'], '.1f')}"
-        f"   SE {shown(u['standard_error'], '.3f')}   (eq. 25, 35)",
-        "",
-        f"{format(summary['confidence_level'], '.0%') + ' two-sided intervals':<26}"
-        f"{'p low':>12}{'p high':>12}{'u low':>14}{'u high':>14}",
-    ]
+    lines += ["", f"p (share relevant) = {shown(p['estimate'], '.6f')}"
+                  f"   SE {shown(p['standard_error'], '.6f')}   (eq. 7, 34)"]
+    lines.append("u (utility): --gain and --loss give it" if u is None else
+                 f"u (utility)        = {shown(u['estimate'], '.3f')}   MSE "
+                 f"{shown(u['mse'], '.1f')}   SE {shown(u['standard_error'], '.3f')}"
+                 "   (eq. 25, 35)")
+    lines += ["", f"{format(summary['confidence_level'], '.0%') + ' two-sided intervals':<26}"
+                  f"{'p low':>12}{'p high':>12}" + ("" if u is None
+                                                    else f"{'u low':>14}{'u high':>14}")]
     for method, ci in summary["intervals"].items():
         prop, util = ci["proportion"], ci["utility"]
-        lines.append(f"  {method:<24}{shown(prop['low'], '.6f'):>12}"
-                     f"{shown(prop['high'], '.6f'):>12}{shown(util['low'], '.3f'):>14}"
-                     f"{shown(util['high'], '.3f'):>14}")
+        line = (f"  {method:<24}{shown(prop['low'], '.6f'):>12}"
+                f"{shown(prop['high'], '.6f'):>12}")
+        if util is not None:
+            line += f"{shown(util['low'], '.3f'):>14}{shown(util['high'], '.3f'):>14}"
+        lines.append(line)
     notes = [f"  {text}: {', '.join(summary[key])}"
              for key, text in _NOTES.items() if summary[key]]
     if notes:

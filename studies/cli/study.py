@@ -116,7 +116,8 @@ def _run(args: argparse.Namespace) -> int:
         published = run_suite(
             studies, grid=args.grid, out=out, rng=args.seed, workers=args.workers,
             scheduler=args.scheduler, baseline=baseline, resume=args.resume,
-            methods=args.method, on_cell=progress, command=args.command_line)
+            methods=args.method, on_cell=progress, on_task=progress.task,
+            command=args.command_line)
     except KeyboardInterrupt:
         progress.close()
         if not (Path(out) / DB_NAME).is_file():
@@ -129,6 +130,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\nevalcert: interrupted; finished cells are kept in {out}; continue with "
               f"--resume --out {out}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        progress.close()  # a failed run leaves no thread redrawing over its error
     for name, result in published.results.items():
         cells = len(result.cells) + sum(g.size for g in result.groups)
         table = f"{name}.summary.csv" if result.groups else f"{name}.csv"
@@ -206,7 +209,8 @@ def _report(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     comparison = compare(_loaded(args.baseline, "BASELINE"), _loaded(args.current, "CURRENT"),
-                         k=args.k, familywise_error=args.familywise_error)
+                         k=args.k, familywise_error=args.familywise_error,
+                         all_studies=args.all_studies or args.strict)
     if args.json:
         print(json.dumps(comparison.to_dict(strict=args.strict), indent=2, allow_nan=False))
     else:
@@ -216,7 +220,8 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _print_comparison(comparison: Comparison, *, strict: bool = False,
                       limit: int | None = None) -> None:
-    """The changes worst first (at most ``limit``), claims, missing and added, the summary."""
+    """The changes worst first (at most ``limit``), claims, missing and added, the studies
+    not compared, the summary (last: it names what the gate fails on)."""
     changes = comparison.changes
     if len(changes):
         shown = changes if limit is None else changes.head(limit)
@@ -229,6 +234,10 @@ def _print_comparison(comparison: Comparison, *, strict: bool = False,
     for title, frame in (("missing", comparison.missing), ("added", comparison.added)):
         for row in frame.itertuples():
             print(f"{title}: {row.study} {row.method}: {row.values} values in {row.cells} cells")
+    if comparison.not_compared:
+        print(f"not compared: {len(comparison.not_compared)} baseline studies the current run "
+              f"lacks (--all-studies counts them as missing): "
+              f"{', '.join(comparison.not_compared)}")
     for note in comparison.notes:
         print(f"note: {note}")
     print(comparison.summary(strict=strict))

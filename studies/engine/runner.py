@@ -53,6 +53,7 @@ def run(
     methods: Sequence[str] = (),
     path: str = "auto",
     on_cell: Callable[[int, int], None] | None = None,
+    on_task: Callable[[str, int, int], None] | None = None,
     on_study: Callable[[RunResults], None] | None = None,
     command: Sequence[str] | None = None,
 ) -> RunResults:
@@ -84,6 +85,10 @@ def run(
         Called as ``on_cell(done, total)`` (cells) once before the first task (``done`` counts
         the cells finished before a resume) and after each task: a Monte Carlo cell or a group
         of exact-path cells (progress display).
+    on_task : callable, optional
+        Called as ``on_task(study, done, cells)`` (the cells of that study) for every study
+        once before the first task and for a task's study after it, before ``on_cell``: a
+        progress display can then name the studies running and time each one's cells.
     on_study : callable, optional
         Called as ``on_study(results)`` once per study, with a `RunResults` of that study
         alone, as soon as its last cell is stored, while other studies' cells may still run
@@ -155,6 +160,12 @@ def run(
         done = total - sum(task_cells(t) for t in tasks)
         pending = Counter(t.study.name for t in tasks)
         parameters = {name: list(g.parameters) for name, g in grids.items()}
+        cells = {s.name: grids[s.name].n_cells for s in resolved}
+        study_done = {name: n - sum(task_cells(t) for t in tasks if t.study.name == name)
+                      for name, n in cells.items()}
+        if on_task is not None:
+            for name, n in cells.items():
+                on_task(name, study_done[name], n)
         if on_cell is not None:
             on_cell(done, total)
         for results in execute(tasks, workers or os.cpu_count() or 1, client):
@@ -163,10 +174,14 @@ def run(
                 store.put_groups([r.to_row() for r in results if isinstance(r, PackedGroup)])
             else:  # with a store, results are read back from it (Monte Carlo blobs stay on disk)
                 collected.extend(results)
-            done += sum(r.size if isinstance(r, PackedGroup) else 1 for r in results)
+            name = results[0].study  # a task computes cells of one study
+            finished = sum(r.size if isinstance(r, PackedGroup) else 1 for r in results)
+            done += finished
+            study_done[name] += finished
+            if on_task is not None:
+                on_task(name, study_done[name], cells[name])
             if on_cell is not None:
                 on_cell(done, total)
-            name = results[0].study  # a task computes cells of one study
             pending[name] -= 1
             if on_study is not None and not pending[name]:
                 announce(name)

@@ -29,9 +29,12 @@ pays for it is judged again, and blessing a new baseline is how that judgement i
 
 Beside the values: claims whose verdict changed (HOLDS to anything else is a regression,
 anything to HOLDS an improvement; a new claim is an addition when it holds and a regression
-when it does not), cells or methods the current run lacks (a regression) or
-adds (reported). The exit status of the gate is 1 on a regression (or, with ``strict``, on
-any change or addition), else 0.
+when it does not), cells or methods the current run lacks (missing: the gate fails on them) or
+adds (reported). A baseline study the current run lacks as a whole is missing too, unless
+``all_studies=False`` compares only the studies the current run has (a run of one study
+against the suite's baseline): it is then listed as not compared. The exit status of the gate
+is 1 on a regression or a missing value (or, with ``strict``, on any change or addition), else
+0, and the summary line names what it fails on.
 
 Each comparison also states its power: for each study and measure, the median and largest
 shift a Monte Carlo value must make to be flagged with probability 0.9 by a run with another
@@ -65,6 +68,9 @@ _TOWARD_NOMINAL = ("coverage", "be_coverage")
 _TOWARD_ZERO = ("bias", "relative_bias", "model_se_error")
 _DOWN = ("empirical_se", "mse")
 REGRESSION, IMPROVEMENT, ADDED = "regression", "improvement", "added"
+# A count of `Comparison.counts` in the summary's words.
+_WORDS = {"regressions": "regressions", "missing": "values missing",
+          "improvements": "improvements", "added": "added"}
 _KEY = ["study", "position", "method", "measure"]
 
 
@@ -101,6 +107,8 @@ class Comparison:
         to ``k``).
     notes : tuple of str
         Differences of seed and package versions between the two sides.
+    not_compared : tuple of str
+        Baseline studies the current run lacks, left out (``all_studies=False``).
     """
 
     baseline: Results = field(repr=False)
@@ -117,6 +125,7 @@ class Comparison:
     power: pd.DataFrame = field(repr=False)
     largest_z: float = 0.0
     notes: tuple[str, ...] = ()
+    not_compared: tuple[str, ...] = ()
 
     def counts(self) -> dict[str, int]:
         """Regressions and improvements among values and claims; missing and added values."""
@@ -130,23 +139,29 @@ class Comparison:
             + int((self.claims["change"] == ADDED).sum()),
         }
 
-    def status(self, *, strict: bool = False) -> int:
-        """1 on a regression or missing values (with ``strict``: on any change), else 0."""
+    def failing(self, *, strict: bool = False) -> list[str]:
+        """What the gate fails on, counted (``["2 regressions", "113 values missing"]``):
+        regressions and missing values; with ``strict``, improvements and additions too."""
         found = self.counts()
-        failing = found["regressions"] + found["missing"]
-        if strict:
-            failing += found["improvements"] + found["added"]
-        return 1 if failing else 0
+        kinds = ["regressions", "missing", *(("improvements", "added") if strict else ())]
+        return [f"{found[kind]} {_WORDS[kind]}" for kind in kinds if found[kind]]
+
+    def status(self, *, strict: bool = False) -> int:
+        """1 when the gate fails on something (`failing`), else 0."""
+        return 1 if self.failing(strict=strict) else 0
 
     def summary(self, *, strict: bool = False) -> str:
-        """The one-line summary."""
+        """The one-line summary: the verdict and what it fails on, then every count."""
         found = self.counts()
-        verdict = "REGRESSION" if self.status(strict=strict) else "no regression"
+        failing = self.failing(strict=strict)
+        verdict = f"REGRESSION (fails on {', '.join(failing)})" if failing else "no regression"
         rate = (f"family-wise false-alarm rate {self.familywise_error:g}"
                 if self.familywise_error is not None else "k given")
+        left = (f" ({len(self.not_compared)} baseline studies not compared)"
+                if self.not_compared else "")
         return (f"compare: {verdict}: {found['regressions']} regressions, "
                 f"{found['improvements']} improvements, {found['missing']} values missing, "
-                f"{found['added']} added, over {self.compared:,} values "
+                f"{found['added']} added{left}, over {self.compared:,} values "
                 f"({self.monte_carlo:,} Monte Carlo: largest |z| {self.largest_z:.3f}, "
                 f"k = {self.k:.3f}, {rate}; exact tolerance {self.exact_tolerance:g})")
 
@@ -161,6 +176,7 @@ class Comparison:
                 "k": self.k, "largest_z": self.largest_z,
                 "familywise_error": self.familywise_error,
                 "exact_tolerance": self.exact_tolerance, "notes": list(self.notes),
+                "not_compared": list(self.not_compared),
                 "changes": records(self.changes), "claims": records(self.claims),
                 "missing": records(self.missing), "added": records(self.added),
                 "power": records(self.power)}
@@ -201,7 +217,7 @@ def _grid_text(grid: Mapping[str, Any]) -> str:
 
 def compare(baseline: Results, current: Results, *, k: float | None = None,
             familywise_error: float = FAMILYWISE_ERROR,
-            exact_tolerance: float = EXACT_TOLERANCE) -> Comparison:
+            exact_tolerance: float = EXACT_TOLERANCE, all_studies: bool = True) -> Comparison:
     """Compare ``current`` with ``baseline`` (see the module docstring).
 
     Parameters
@@ -215,6 +231,10 @@ def compare(baseline: Results, current: Results, *, k: float | None = None,
         The probability that an unchanged method is flagged somewhere (when ``k`` is None).
     exact_tolerance : float
         Absolute and relative tolerance of exact values.
+    all_studies : bool
+        Whether a baseline study the current run lacks counts as missing (True, the gate of
+        a whole suite) or is left out, listed in ``not_compared`` (False: a run of some of
+        the studies).
 
     Raises
     ------
@@ -237,7 +257,8 @@ def compare(baseline: Results, current: Results, *, k: float | None = None,
     only_a = _by_method(both[both["_merge"] == "left_only"])
     only_b = _by_method(b.merge(a[_KEY], on=_KEY, how="left", indicator=True)
                         .query("_merge == 'left_only'"))
-    only_a = pd.concat([only_a, _whole_studies(baseline, current)], ignore_index=True)
+    if all_studies:
+        only_a = pd.concat([only_a, _whole_studies(baseline, current)], ignore_index=True)
     only_b = pd.concat([only_b, _whole_studies(current, baseline)], ignore_index=True)
 
     monte_carlo = ((matched["path_a"] == "monte-carlo")
@@ -280,7 +301,9 @@ def compare(baseline: Results, current: Results, *, k: float | None = None,
         power=_power(matched, _difference_se(matched, one_replicate=True), monte_carlo,
                      float(k)),
         largest_z=float(np.max(np.abs(z[defined]), initial=0.0)),
-        notes=_notes(baseline, current))
+        notes=_notes(baseline, current),
+        not_compared=() if all_studies else tuple(sorted(set(baseline.studies)
+                                                         - set(current.studies))))
 
 
 def _difference_se(rows: pd.DataFrame, *, one_replicate: bool = False) -> np.ndarray:

@@ -230,6 +230,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
               baseline: str | os.PathLike[str] | Results | None = None,
               resume: bool = False, methods: Sequence[str] = (),
               on_cell: Callable[[int, int], None] | None = None,
+              on_task: Callable[[str, int, int], None] | None = None,
               command: Sequence[str] | None = None) -> Publication:
     """Run studies, judge their claims, write their tables, compare, write the report.
 
@@ -244,7 +245,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         The run directory; default ``reports/runs/<UTC time>``.
     rng : int, optional
         Root seed; None draws fresh entropy (recorded in the run).
-    workers, scheduler, resume, methods, on_cell
+    workers, scheduler, resume, methods, on_cell, on_task
         As `studies.engine.run`.
     baseline : path or Results, optional
         Compare the run with it (read before the run starts, so a bad one fails first).
@@ -277,7 +278,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
                            resume)
     results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler, out=target,
-                  resume=resume, methods=methods, on_cell=on_cell, on_study=finished,
-                  command=command)
+                  resume=resume, methods=methods, on_cell=on_cell, on_task=on_task,
+                  on_study=finished, command=command)
     return _finish(read_run(target, results=results), chosen, verdicts, summaries, base, None,
                    ())

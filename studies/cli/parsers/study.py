@@ -92,7 +92,12 @@ def add_command(commands: Any) -> None:
                            default=FAMILYWISE_ERROR,
                            help="probability that an unchanged run is flagged somewhere")
     comparing.add_argument("--strict", action="store_true",
-                           help="fail on any change or addition, improvements included")
+                           help="fail on any change or addition, improvements included "
+                                "(implies --all-studies)")
+    comparing.add_argument("--all-studies", action="store_true",
+                           help="compare every study of the baseline: one CURRENT lacks counts "
+                                "as missing (default: only the studies CURRENT has; the others "
+                                "are listed as not compared)")
     comparing.add_argument("--json", action="store_true",
                            help="print the whole comparison as JSON instead of a table")
 
