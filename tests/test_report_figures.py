@@ -2,6 +2,7 @@
 
 import dataclasses
 import io
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from studies.engine import Figure, Grid, results_from_store, run
 from studies.engine.replicates import cell_estimates
 from studies.engine.store import existing_store
-from studies.report.figures import draw
+from studies.report.figures import draw, method_colours
 from studies.suite import get_study, study_names
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -176,12 +177,12 @@ def test_a_summary_figure_splits_labels_into_columns_and_selects_rows_by_its_que
     svg = draw(_lines(reference=1.0), study, result, figure_id="effect")
     assert svg == draw(_lines(reference=1.0), study, result, figure_id="effect")
     words = " ".join("".join(t.itertext()) for t in ET.fromstring(svg).iter(f"{SVG}text"))
-    for text in ("run = 1", "run = 2", "reference (1)", "mean_bias: ours against n by run "
-                 "(table == 'effect')"):
+    for text in ("run = 1", "run = 2", "reference (1)", "mean_bias: ours against n, a panel "
+                 "per run, a line per column (rows with table = effect)"):
         assert text in words
     # a split list value stays whole, and the query can use it
     narrowed = _lines(query="table == 'effect' and sizes == '[10, 2]'", x="run", panel_by=None)
-    assert "sizes == '[10, 2]'" in draw(narrowed, study, result, figure_id="narrow")
+    assert "sizes = [10, 2]" in draw(narrowed, study, result, figure_id="narrow")
 
 
 @pytest.mark.parametrize(("figure", "message"), [
@@ -235,3 +236,100 @@ def test_the_table2_figure_draws_ours_beside_the_paper_in_every_panel(results):
     for panel in range(4):  # ours carries its sd over the 10 evaluations, the paper none
         assert len(list(groups[f"t2-error-{panel}-0"].iter(f"{SVG}path"))) == 5
         assert f"t2-error-{panel}-1" not in groups
+
+
+# --------------------------------------------------------------------------------------------
+# Figures that read alone
+
+
+def _lines_by_method(svg, figure_id):
+    """The stroke colour of each line drawn per hue value (``<id>-line-<panel>-<i>-<value>``
+    groups), by the value's text."""
+    found = {}
+    for g in ET.fromstring(svg).iter(f"{SVG}g"):
+        match = re.fullmatch(rf"{figure_id}-line-\d+-\d+-([\w-]+?)", g.get("id", ""))
+        if match and not match.group(1).endswith(("-error", "-inside", "-outside")):
+            colour = re.search(r"stroke: (#[0-9a-f]{6})", ET.tostring(g, encoding="unicode"))
+            found.setdefault(match.group(1), set()).add(colour.group(1))
+    return found
+
+
+@pytest.fixture(scope="module")
+def binomial():
+    """A small exact run of binomial_coverage (wald and wilson)."""
+    study = get_study("binomial_coverage")
+    grid = Grid({"n": [10, 30], "p": [0.1, 0.3, 0.5], "confidence_level": [0.95]},
+                n_replicates=2)
+    return study, run([study], grid=grid, rng=1, workers=1)["binomial_coverage"]
+
+
+def test_a_method_keeps_its_colour_in_every_figure_whichever_methods_it_shows(binomial):
+    study, result = binomial
+    alone = Figure("coverage_against", "Wilson's coverage alone, against p by n.",
+                   options={"x": "p", "panel_by": "n", "methods": ("wilson",)})
+    both = Figure("measure_by", "The widths of both intervals against p by n.",
+                  options={"measure": "width", "x": "p", "panel_by": "n"})
+    colours = {**{f"alone {k}": v for k, v in _lines_by_method(
+        draw(alone, study, result, figure_id="alone"), "alone").items()},
+               **{f"both {k}": v for k, v in _lines_by_method(
+                   draw(both, study, result, figure_id="both"), "both").items()}}
+    wilson = method_colours()["wilson"].lower()
+    assert colours == {"alone wilson": {wilson}, "both wilson": {wilson},
+                       "both wald": {method_colours()["wald"].lower()}}
+    assert method_colours()["wald"] != method_colours()["wilson"]
+
+
+def test_the_methods_a_figure_of_the_suite_shows_differ_in_colour():
+    colours = method_colours()
+    for name in study_names():
+        study = get_study(name)
+        for figure in study.figures:
+            shown = figure.options.get("methods")
+            if shown and len(shown) <= 7:
+                assert len({colours[m] for m in shown}) == len(shown), (name, shown)
+
+
+def test_a_default_title_reads_the_study_the_measure_and_the_cells_in_words(binomial):
+    study, result = binomial
+    figure = Figure("measure_by", "Wald's and Wilson's widths where n <= 10, against p.",
+                    where="n <= 10 and p in [0.1, 0.3]",
+                    options={"measure": "width", "x": "p", "hue": "method"})
+    words = " ".join("".join(t.itertext()) for t in ET.fromstring(
+        draw(figure, study, result, figure_id="title")).iter(f"{SVG}text"))
+    assert ("binomial_coverage: mean interval width against p (cells with n ≤ 10 and p = "
+            "0.1 or 0.3)") in words
+    assert "<=" not in words and "==" not in words
+
+
+@pytest.mark.parametrize("name", study_names())
+def test_a_method_has_one_colour_on_its_study_s_page(name, results, quick_run):
+    study = get_study(name)
+    seen = {}
+    for index, figure in enumerate(study.figures, start=1):
+        if figure.kind == "zip_plot":
+            continue
+        svg = draw(figure, study, results[name], figure_id=f"p{index}", run_dir=quick_run)
+        for value, colours in _lines_by_method(svg, f"p{index}").items():
+            if value in study.methods:
+                seen.setdefault(value, set()).update(colours)
+    assert all(colours == {method_colours()[m].lower()} for m, colours in seen.items()), seen
+
+
+def test_the_table1_figure_draws_a_lone_sample_size_as_a_category_coloured_by_the_band(
+        results):
+    study = get_study("power_calibration")
+    figure = study.figures[0]
+    svg = draw(figure, study, results["power_calibration"], figure_id="t1")
+    words = " ".join("".join(t.itertext()) for t in ET.fromstring(svg).iter(f"{SVG}text"))
+    for text in ("0.93 ± 0.02", "inside the band", "pass rate among attempts", "f = 0.8",
+                 "prevalence"):
+        assert text in words
+    r_values = {c.params["r"] for c in results["power_calibration"].expanded().cells}
+    ticks = set(re.findall(r">(\d+)</text>", svg))
+    assert {str(r) for r in r_values} <= ticks
+    if len(r_values) == 1:  # the quick grid: no ticks around the lone value
+        (r,) = r_values
+        assert not {str(r - 20), str(r + 20), str(r - 10), str(r + 10)} & ticks
+    judged = [g for g in ET.fromstring(svg).iter(f"{SVG}g")
+              if re.fullmatch(r"t1-line-\d+-\d+-[\w]+-(inside|outside)", g.get("id", ""))]
+    assert judged

@@ -15,7 +15,9 @@ from matplotlib.figure import Figure
 from studies.engine import Grid, run
 from studies.report.plots import (
     MEASURE_LABELS,
+    PALETTE,
     coverage_against,
+    group_colours,
     heat_map,
     measure_by,
     summary_bars,
@@ -160,7 +162,7 @@ def test_a_legend_of_long_method_names_takes_fewer_columns_to_fit_the_figure():
 
 def test_measure_by_draws_error_bars_only_on_monte_carlo_cells(exact):
     def caps(document: str) -> int:
-        return len(re.findall(r'id="[^"]*-LineCollection_\d+"', document))
+        return len(re.findall(r'id="[^"]*-line-\d+-\d+-[\w-]+-error"', document))
 
     assert caps(measure_by(exact, measure="width", x="p", panel_by="n")) == 0
     assert caps(measure_by(monte_carlo(), measure="bias", x="n", panel_by="design")) == 4
@@ -317,7 +319,7 @@ def test_summary_lines_draws_a_line_per_hue_with_labels_errors_and_a_reference()
                  "design effect", "reference (1)", "± 1 sd", "relevant", "ours against relevant"):
         assert text in words
     assert len(re.findall(r'id="de-line2d_\d+"', document)) >= 4  # 2 hues x 2 panels
-    assert len(re.findall(r'id="de-LineCollection_\d+"', document)) == 4  # their error bars
+    assert len(re.findall(r'id="de-line-\d+-\d+-\w+-error"', document)) == 4  # error bars
     assert set(re.findall(r">(\d+)</text>", document)) >= {"5", "50", "500"}  # log x, grid
 
 
@@ -380,6 +382,202 @@ def test_summary_figures_are_byte_identical_on_the_same_rows_and_differ_on_other
 def test_bad_summary_options_raise_one_line_errors_naming_the_argument(call, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         call()
+
+
+# --------------------------------------------------------------------------------------------
+# Figures that read alone: one colour per method, bars within range, categories as categories
+
+
+def groups(document: str, pattern: str) -> dict[str, ET.Element]:
+    """The ``<g>`` elements whose id matches ``pattern`` (a regular expression), by id."""
+    return {g.get("id", ""): g for g in ET.fromstring(document).iter(f"{SVG}g")
+            if re.fullmatch(pattern, g.get("id", ""))}
+
+
+def stroke(element: ET.Element) -> str:
+    """The first stroke colour drawn inside an element (a line's, or its markers')."""
+    found = re.findall(r"stroke: (#[0-9a-f]{6})", ET.tostring(element, encoding="unicode"))
+    assert found, "the element draws nothing"
+    return found[0]
+
+
+def path_ys(element: ET.Element) -> list[float]:
+    """The y coordinates of every path drawn directly in an element (SVG y grows downwards)."""
+    return [float(y) for path in element.findall(f"{SVG}path")
+            for y in re.findall(r"[ML] [-\d.]+ ([-\d.]+)", path.get("d", ""))]
+
+
+def test_group_colours_keeps_a_name_s_colour_and_separates_names_shown_together():
+    studies = [["wald", "wilson", "jeffreys"], ["jeffreys", "delta", "bootstrap"]]
+    colours = group_colours(studies)
+    assert set(colours) == {"wald", "wilson", "jeffreys", "delta", "bootstrap"}
+    for group in studies:  # one colour per name, distinct within a group
+        assert len({colours[name] for name in group}) == len(group)
+    assert colours["wald"] == PALETTE[0]  # the first names take the first colours
+    many = group_colours([[f"m{i}" for i in range(9)]])
+    assert len(set(many.values())) == len(PALETTE)  # every colour used before one repeats
+    # a heavier group (the methods of one figure) is kept apart before a lighter one
+    figure, study = ["a", "c"], ["a", "b", "c", "d", "e", "f", "g", "h"]
+    plain = group_colours([study])
+    weighted = group_colours([figure, study], weights=[100, 1])
+    assert plain["a"] == plain["h"]  # 8 names, 7 colours: the study alone repeats one
+    assert weighted["a"] != weighted["c"]
+    assert group_colours([figure, study], weights=[100, 1]) == weighted  # deterministic
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: group_colours(["wald"]), "`groups` must hold sequences of names; got the name "
+                                      "'wald'."),
+    (lambda: group_colours([["a"], ["b"]], weights=[1]),
+     "`weights` must hold one weight per group (2); got 1."),
+])
+def test_group_colours_rejects_bad_input(call, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        call()
+
+
+def test_a_method_keeps_its_colour_whichever_methods_a_figure_shows():
+    colours = group_colours([["delta", "bootstrap"]])
+    both = measure_by(monte_carlo(), measure="bias", x="n", panel_by="design",
+                      colours=colours, figure_id="both")
+    alone = measure_by(monte_carlo(), measure="bias", x="n", panel_by="design",
+                       methods=["bootstrap"], colours=colours, figure_id="alone")
+    lines = {**groups(both, r"both-line-0-\d+-\w+"), **groups(alone, r"alone-line-0-\d+-\w+")}
+    assert set(lines) == {"both-line-0-0-delta", "both-line-0-1-bootstrap",
+                          "alone-line-0-0-bootstrap"}
+    assert stroke(lines["alone-line-0-0-bootstrap"]) == stroke(lines["both-line-0-1-bootstrap"]) \
+        == colours["bootstrap"].lower()
+    assert stroke(lines["both-line-0-0-delta"]) == colours["delta"].lower()
+    # without the mapping, the lone line takes the palette's first colour, as delta does
+    plain = measure_by(monte_carlo(), measure="bias", x="n", panel_by="design",
+                       methods=["bootstrap"], figure_id="plain")
+    assert stroke(groups(plain, r"plain-line-0-0-bootstrap")["plain-line-0-0-bootstrap"]) \
+        == PALETTE[0].lower()
+
+
+def test_a_colour_met_twice_in_a_figure_changes_the_line_style():
+    colours = {"delta": PALETTE[2], "bootstrap": PALETTE[2]}
+    document = measure_by(monte_carlo(), measure="bias", x="n", panel_by="design",
+                          colours=colours, figure_id="twice")
+    lines = groups(document, r"twice-line-0-\d+-\w+")
+    styles = [ET.tostring(g, encoding="unicode") for g in lines.values()]
+    assert all(PALETTE[2].lower() in style for style in styles)
+    assert ["stroke-dasharray" in style for style in styles] == [False, True]
+
+
+def near_one(shift: float = 0.0) -> pd.DataFrame:
+    """Coverage 0.99 with an MCSE of 0.02: +-1.96 MCSE would run past 1."""
+    return monte_carlo().assign(value=lambda f: f["value"].where(f["measure"] != "coverage",
+                                                                 0.99 + shift),
+                                mcse=0.02)
+
+
+def test_error_bars_of_a_share_stop_at_one_and_unbounded_measures_do_not():
+    def ends(document: str, figure_id: str) -> tuple[list[float], float]:
+        bars = groups(document, rf"{figure_id}-line-0-\d+-\w+-error")
+        (top,) = set(path_ys(groups(document, rf"{figure_id}-reference-0")
+                             [f"{figure_id}-reference-0"]))
+        assert len(bars) == 2
+        return [y for bar in bars.values() for y in path_ys(bar)], top
+
+    coverage, one = ends(measure_by(near_one(), measure="coverage", x="n", panel_by="design",
+                                    reference=1.0, figure_id="cov"), "cov")
+    assert min(coverage) >= one - 1e-6  # no bar end above the line at coverage 1
+    assert min(coverage) == pytest.approx(one)  # they reach it
+    frame = near_one().query("measure == 'coverage'").assign(measure="bias")
+    bias, one = ends(measure_by(frame, measure="bias", x="n", panel_by="design",
+                                reference=1.0, figure_id="bias"), "bias")
+    assert min(bias) < one - 1.0  # bias has no bound: its bars run past 1
+
+
+def test_a_coverage_band_is_cut_at_one():
+    from studies.report.plots import _error_ends
+
+    low, high = _error_ends(np.array([0.99, 0.5, 0.01]), np.full(3, 0.05), (0.0, 1.0))
+    np.testing.assert_allclose(low, [0.94, 0.45, 0.0])
+    np.testing.assert_allclose(high, [1.0, 0.55, 0.06])
+    document = coverage_against(near_one(), x="n", panel_by="design", figure_id="band")
+    assert "± 1.96 MCSE" in texts(document)
+
+
+def test_summary_lines_cut_error_bars_at_the_bounds_given():
+    frame = effects().assign(ours=0.98, spread=0.1)
+
+    def top(**options: Any) -> tuple[float, float]:
+        document = summary_lines(frame, x="relevant", y="ours", hue="column", panel_by="run",
+                                 error="spread", reference=1.0, figure_id="s", **options)
+        bars = groups(document, r"s-line-0-\d+-\w+-error")
+        (one,) = set(path_ys(groups(document, "s-reference-0")["s-reference-0"]))
+        return min(y for bar in bars.values() for y in path_ys(bar)), one
+
+    highest, one = top(bounds=(0.0, 1.0))
+    assert highest == pytest.approx(one)
+    highest, one = top()
+    assert highest < one - 1.0
+    with pytest.raises(ValueError, match=r"^`bounds` must be a pair of numbers \(low, high\), "
+                                         r"low <= high; got \(1, 0\)\.$"):
+        summary_lines(frame, x="relevant", y="ours", hue="column", panel_by="run",
+                      bounds=(1, 0))
+
+
+def topics() -> pd.DataFrame:
+    """Success by topic id (numbers naming topics, not quantities), two methods."""
+    rows = [{"topic": topic, "method": method, "measure": "conditional_rejection",
+             "value": 0.9 - 0.1 * k, "mcse": 0.01}
+            for topic in (22, 8, 14) for k, method in enumerate(("first", "split-50-50"))]
+    return pd.DataFrame(rows)
+
+
+def joined(document: str, pattern: str) -> list[bool]:
+    """Whether each line group matching ``pattern`` draws a line (a path of its own), not
+    just markers."""
+    return [bool(g.findall(f"{SVG}path")) for g in groups(document, pattern).values()]
+
+
+def test_a_categorical_x_draws_points_at_categories_without_a_joining_line():
+    ticks = re.compile(r">(\d+)</text>")
+    as_numbers = measure_by(topics(), measure="conditional_rejection", x="topic",
+                            figure_id="num")
+    assert joined(as_numbers, r"num-line-0-\d+-(first|split-50-50)") == [True, True]
+    assert "10" in ticks.findall(as_numbers)  # a continuous axis: ticks between the ids
+    document = measure_by(topics(), measure="conditional_rejection", x="topic",
+                          categorical=True, figure_id="cat")
+    assert joined(document, r"cat-line-0-\d+-(first|split-50-50)") == [False, False]
+    assert [t for t in ticks.findall(document) if t in {"8", "10", "14", "22"}] == \
+        ["8", "14", "22"]  # one tick per topic, in order, nothing between them
+    assert "split-50-50" in texts(document)
+
+
+def test_text_and_single_values_are_categories_too():
+    text = measure_by(monte_carlo(), measure="bias", x="design", panel_by="n",
+                      figure_id="text")
+    assert not any(joined(text, r"text-line-\d+-\d+-\w+"))
+    single = measure_by(monte_carlo().query("n == 200"), measure="bias", x="n",
+                        panel_by="design", figure_id="one")
+    numbers = re.findall(r">(\d+)</text>", single)
+    assert "200" in numbers and not {"150", "180", "199", "220", "250"} & set(numbers)
+    lines = summary_lines(effects().query("relevant == 50"), x="relevant", y="ours",
+                          hue="column", panel_by="run", figure_id="lone")
+    assert not any(joined(lines, r"lone-line-\d+-\d+-\w+"))
+
+
+def test_a_tolerance_band_colours_points_inside_and_outside():
+    frame = topics().assign(value=[0.93, 0.95, 0.80, 0.92, 0.99, 0.60])
+    document = measure_by(frame, measure="conditional_rejection", x="topic", hue="method",
+                          reference=0.93, tolerance=0.02, categorical=True, figure_id="tol")
+    inside = groups(document, r"tol-line-0-\d+-[\w-]+-inside")
+    outside = groups(document, r"tol-line-0-\d+-[\w-]+-outside")
+    # topics 8, 14, 22 in order: first 0.80, 0.99, 0.93; split 0.60, 0.92, 0.95 (at the edge)
+    assert sum(len(g.findall(f".//{SVG}use")) for g in inside.values()) == 3
+    assert sum(len(g.findall(f".//{SVG}use")) for g in outside.values()) == 3
+    assert {stroke(g) for g in inside.values()} == {PALETTE[2].lower()}
+    assert {stroke(g) for g in outside.values()} == {PALETTE[1].lower()}
+    words = texts(document)
+    for text in ("0.93 ± 0.02", "inside the band", "outside the band", "reference (0.93)"):
+        assert text in words
+    with pytest.raises(ValueError, match=r"^`tolerance` must be a positive number, given with "
+                                         r"`reference`; got 0\.02 \(reference None\)\.$"):
+        measure_by(frame, measure="conditional_rejection", x="topic", tolerance=0.02)
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,10 +33,18 @@ become columns (numbers where they read as numbers) that the query and the plot 
 A figure whose query selects no cells raises ValueError with a one-line message naming the
 figure, the study and the query, so that a report fails loudly when a grid changes under its
 figures.
+
+Every line figure colours a method the same way (`method_colours`: one colour per method name
+of every discovered study), so that a method keeps its colour from figure to figure and from
+page to page, whichever methods a figure shows. A figure without a title of its own gets one
+in words: the study, what is drawn and the cells (or summary rows) it shows, the query read
+out (``n <= 100 and design == 'srs'`` reads "cells with n ≤ 100 and design = srs").
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import re
 import textwrap
 from collections.abc import Iterator, Mapping, Sequence
@@ -51,13 +59,16 @@ from studies.engine import CellResult, Figure, PackedGroup, Study, StudyResult
 from studies.engine.regions import region_mask
 from studies.engine.replicates import cell_estimates, per_replicate
 from studies.report import plots
+from studies.suite import get_study, study_names
 
-__all__ = ["SUMMARY_KINDS", "draw", "figure_rows", "summary_rows"]
+__all__ = ["SUMMARY_KINDS", "draw", "figure_rows", "method_colours", "summary_rows"]
 
 _TITLE_WIDTH = 80  # characters per title line (a 7-inch figure at 11 pt)
 SUMMARY_KINDS: tuple[str, ...] = ("summary_bars", "summary_lines")
 """The figure kinds drawn from a study's summary table rather than from its cells."""
 _SELECTING = ("query", "split")  # options of a summary figure that select its rows
+_COLOURED = ("coverage_against", "measure_by", "summary_lines")  # a colour per hue value
+_SHOWN_TOGETHER = 100.0  # methods of one figure differ in colour before those of one study
 _PAIR = re.compile(r",\s*(?=[A-Za-z_][A-Za-z0-9_]*=)")  # a comma that starts the next name=
 
 
@@ -118,6 +129,8 @@ def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
         else:
             rows = figure_rows(figure, study, result)
         title = _wrap(options.pop("title", None) or _title(figure, study))
+        if figure.kind in _COLOURED:
+            options.setdefault("colours", method_colours())
         if figure.kind == "summary_bars":
             return plots.summary_bars(rows, **options, title=title, figure_id=figure_id)
         if figure.kind == "summary_lines":
@@ -134,6 +147,30 @@ def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
         raise ValueError(f"{_name(figure, study)} cannot be drawn: {_first_line(error)}"
                          ) from error
     raise ValueError(f"{_name(figure, study)} has an unknown kind {figure.kind!r}.")
+
+
+@functools.cache
+def method_colours() -> dict[str, str]:
+    """One colour per method name of every discovered study (`plots.group_colours`).
+
+    A method keeps its colour in every figure of every study, whichever methods a figure
+    shows. The methods a line figure shows together (its ``methods``, or all the study's
+    when it draws a line per method without naming them) differ in colour while the
+    palette lasts (7 colours), and so, less strictly, do the methods of one study; studies
+    in name order, methods in their order. Hue values that are not method names (a
+    prevalence, a source) take the palette in order.
+    """
+    groups: list[list[str]] = []
+    weights: list[float] = []
+    for name in study_names():
+        study = get_study(name)
+        for figure in study.figures:
+            if figure.kind in _COLOURED and figure.options.get("hue", "method") == "method":
+                groups.append(list(figure.options.get("methods") or study.methods))
+                weights.append(_SHOWN_TOGETHER)
+        groups.append(list(study.methods))
+        weights.append(1.0)
+    return plots.group_colours(groups, weights=weights)
 
 
 def figure_rows(figure: Figure, study: Study, result: StudyResult) -> pd.DataFrame:
@@ -359,22 +396,88 @@ def _first_line(error: BaseException) -> str:
 
 
 def _title(figure: Figure, study: Study) -> str:
-    """The default title: the study, what is drawn and the query."""
+    """The default title, in words: the study, what is drawn, and the cells (or summary rows)
+    shown, the query read out (`_in_words`)."""
     options = figure.options
+    labels = {str(key): str(text) for key, text in (options.get("labels") or {}).items()}
+
+    def named(column: Any) -> str:
+        return labels.get(str(column), str(column))
+
+    def measure(name: Any) -> str:  # the axis label without its units
+        return plots.MEASURE_LABELS.get(str(name), str(name)).split(" (")[0]
+
+    x = named(options.get("x"))
     if figure.kind == "coverage_against":
-        what = f"coverage against {options.get('x')}"
+        what = f"coverage against {x}"
     elif figure.kind == "measure_by":
-        what = f"{options.get('measure')} against {options.get('x')}"
+        what = f"{measure(options.get('measure'))} against {x}"
     elif figure.kind == "summary_bars":
-        what = f"{', '.join(map(str, options.get('bars') or ()))} by {options.get('x')}"
+        what = f"{', '.join(named(b) for b in options.get('bars') or ())} by {x}"
     elif figure.kind == "summary_lines":
-        what = f"{options.get('y')} against {options.get('x')}"
+        what = f"{named(options.get('y'))} against {x}"
     else:
-        what = f"{options.get('method')}: {options.get('measure')}"
+        what = (f"{measure(options.get('measure'))} of {options.get('method')} by "
+                f"{options.get('rows')} and {options.get('columns')}")
     if options.get("panel_by"):
-        what += f" by {options['panel_by']}"
-    where = options.get("query", "") if figure.kind in SUMMARY_KINDS else figure.where
-    return f"{study.name}: {what}" + (f" ({where})" if where else "")
+        what += f", a panel per {named(options['panel_by'])}"
+    if options.get("hue") not in (None, "method") and figure.kind != "heat_map":
+        what += f", a line per {named(options['hue'])}"
+    summary = figure.kind in SUMMARY_KINDS
+    where = options.get("query", "") if summary else figure.where
+    shown = f" ({'rows' if summary else 'cells'} with {_in_words(where)})" if where else ""
+    return f"{study.name}: {what}{shown}"
+
+
+_OPERATORS = {ast.Eq: "=", ast.NotEq: "≠", ast.Lt: "<", ast.LtE: "≤", ast.Gt: ">",
+              ast.GtE: "≥", ast.In: "=", ast.NotIn: "other than"}
+
+
+def _in_words(query: str) -> str:
+    """A pandas query read out: ``==`` as "=", ``<=`` as "≤", text without its quotes, a
+    list as "a, b or c", ``x == x`` (a value that is not nan) as "x given"; a query it cannot
+    read is returned as written.
+
+    Examples
+    --------
+    >>> _in_words("n <= 100 and design == 'srs' and d in [1, 10, 50]")
+    'n ≤ 100 and design = srs and d = 1, 10 or 50'
+    >>> _in_words("table == 'policies' and (wait == wait or path != 'exact')")
+    'table = policies and (wait given or path ≠ exact)'
+    """
+    try:
+        return _spoken(ast.parse(query.strip(), mode="eval").body)
+    except (SyntaxError, ValueError):
+        return query
+
+
+def _spoken(node: ast.expr, nested: bool = False) -> str:
+    """One node of a query read out (`_in_words`); ValueError on a node it cannot read."""
+    if isinstance(node, ast.BoolOp | ast.BinOp) and isinstance(
+            getattr(node, "op", None), ast.And | ast.Or | ast.BitAnd | ast.BitOr):
+        word = " and " if isinstance(node.op, ast.And | ast.BitAnd) else " or "
+        parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
+        text = word.join(_spoken(part, nested=True) for part in parts)
+        return f"({text})" if nested and word == " or " else text
+    if isinstance(node, ast.Compare):
+        if (len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)
+                and isinstance(node.left, ast.Name) and isinstance(node.comparators[0], ast.Name)
+                and node.left.id == node.comparators[0].id):
+            return f"{node.left.id} given"
+        words = [_spoken(node.left)]
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            if type(op) not in _OPERATORS:
+                raise ValueError(f"no words for {type(op).__name__}")
+            words += [_OPERATORS[type(op)], _spoken(right)]
+        return " ".join(words)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set) and node.elts:
+        items = [_spoken(item) for item in node.elts]
+        return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name | ast.Constant | ast.UnaryOp):
+        return ast.unparse(node)
+    raise ValueError(f"no words for {type(node).__name__}")
 
 
 def _wrap(text: str) -> str:

@@ -20,6 +20,16 @@ named columns, such as ``table, row, column, ours, spread, paper``):
 * `summary_lines`: one column against another, a line per value of a third (e.g. a design
   effect against the number of relevant documents, a line per allocation).
 
+How the line figures read alone:
+
+* a hue level takes its colour from ``colours`` when given (`group_colours` makes one colour
+  per method name for a whole suite, so a method keeps its colour from figure to figure),
+  else the next palette colour; a colour met twice in a figure changes its line style;
+* error bars and bands stop at the range the measure can take (`MEASURE_RANGES`: a coverage
+  bar never runs past 1, a width never below 0);
+* an x parameter of text, one declared ``categorical`` (topic ids) or one with a single value
+  is drawn as categories: points side by side at each category, no line joining them.
+
 Every figure is a `matplotlib.figure.Figure` built without pyplot (no global figure registry)
 and written by `svg`, which gives the same bytes for the same data: no date, fixed hash salt
 for clip-path and marker ids, text kept as text (searchable, small), and every element id
@@ -43,7 +53,8 @@ import io
 import math
 import re
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -67,9 +78,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MEASURE_LABELS",
+    "MEASURE_RANGES",
     "PALETTE",
     "ZipRanking",
     "coverage_against",
+    "group_colours",
     "heat_map",
     "measure_by",
     "summary_bars",
@@ -108,11 +121,27 @@ MEASURE_LABELS: dict[str, str] = {
 }
 """Axis label of each measure of `studies.engine.MEASURES`, with its units."""
 
+_SHARE = (0.0, 1.0)
+_SIZE = (0.0, math.inf)
+MEASURE_RANGES: dict[str, tuple[float, float]] = {
+    "coverage": _SHARE, "be_coverage": _SHARE, "tested": _SHARE, "rejection": _SHARE,
+    "conditional_rejection": _SHARE, "correct_share": _SHARE,
+    "width": _SIZE, "empirical_se": _SIZE, "mse": _SIZE, "model_se": _SIZE,
+    "mean_size": _SIZE, "median_size": _SIZE, "lower_quartile_size": _SIZE,
+    "upper_quartile_size": _SIZE,
+    "model_se_error": (-1.0, math.inf),
+    "mean_saving": (-math.inf, 1.0), "conditional_saving": (-math.inf, 1.0),
+}
+"""The values a measure can take (low, high), where bounded: error bars stop there. Shares lie
+in [0, 1], widths, SEs and sizes are >= 0, a model SE's relative error is >= -1 and a saving
+(``1 - cost / reference``) is <= 1; bias has no bound."""
+
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 _LINESTYLES = ("-", "--", ":")
 _MAX_PANELS = 6
 _Z95 = 1.959963984540054
 _NOMINAL_COLOUR = "0.35"
+_INSIDE, _OUTSIDE = PALETTE[2], PALETTE[1]  # green inside a tolerance band, vermillion out
 _ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 _TAG = re.compile(r"<[^<>]+>")
 _REFERENCE = re.compile(r'(\sid="|url\(#|xlink:href="#)')
@@ -300,12 +329,36 @@ def _numeric(values: pd.Series) -> bool:
     return bool(pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values))
 
 
-def _positions(values: pd.Series, levels: list[Any]) -> Array:
-    """Axis positions: the numbers themselves, or the index of each category in ``levels``."""
-    if _numeric(values):
-        return np.asarray(values.to_numpy(dtype=float, na_value=np.nan), dtype=float)
-    index = {level: i for i, level in enumerate(levels)}
-    return np.array([index.get(v, np.nan) for v in values], dtype=float)
+@dataclass(frozen=True)
+class _XAxis:
+    """What the x axis shows: its values (`_levels`), and whether as categories.
+
+    Text, a column declared categorical (ids, say topics) and a single value are categories:
+    a lone number on a continuous axis would get ticks around it (480 to 520 about 500) that
+    no cell has.
+    """
+
+    levels: list[Any]
+    categorical: bool
+
+    @classmethod
+    def of(cls, values: pd.Series, categorical: bool) -> _XAxis:
+        levels = _levels(values)
+        return cls(levels, categorical or not _numeric(values) or len(levels) == 1)
+
+    def positions(self, values: pd.Series) -> Array:
+        """Axis positions: the numbers themselves, or the index of each category."""
+        if not self.categorical:
+            return np.asarray(values.to_numpy(dtype=float, na_value=np.nan), dtype=float)
+        index = {level: i for i, level in enumerate(self.levels)}
+        return np.array([index.get(v, np.nan) for v in values], dtype=float)
+
+
+def _dodge(index: int, count: int) -> float:
+    """The shift of the ``index``-th of ``count`` hue levels at a category: side by side
+    within 0.6 of the category's width, so that their points and error bars do not overlap."""
+    step = min(0.2, 0.6 / count)
+    return (index - (count - 1) / 2) * step
 
 
 def _fmt(value: Any) -> str:
@@ -325,8 +378,80 @@ def _label(measure: str) -> str:
     return MEASURE_LABELS.get(measure, measure)
 
 
+def _bounds(measure: str | None) -> tuple[float, float]:
+    """The range a measure's values can take (`MEASURE_RANGES`; unbounded when unknown)."""
+    return MEASURE_RANGES.get(measure or "", (-math.inf, math.inf))
+
+
+def _error_ends(y: Array, half: Array, bounds: tuple[float, float]) -> tuple[Array, Array]:
+    """The ends ``y -/+ half`` of error bars, cut at the range the values can take.
+
+    Examples
+    --------
+    >>> low, high = _error_ends(np.array([0.99, 0.5]), np.array([0.05, 0.05]), (0.0, 1.0))
+    >>> low.round(2).tolist(), high.round(2).tolist()
+    ([0.94, 0.45], [1.0, 0.55])
+    """
+    low, high = bounds
+    return np.clip(y - half, low, high), np.clip(y + half, low, high)
+
+
 # --------------------------------------------------------------------------------------------
-# Panels, lines and legends
+# Colours, panels, lines and legends
+
+
+def group_colours(groups: Iterable[Sequence[str]], *,
+                  weights: Sequence[float] | None = None) -> dict[str, str]:
+    """A colour of `PALETTE` for each name, the same in every group it belongs to.
+
+    Made for method names: given the methods each figure of a suite shows (and each study's
+    methods), a method keeps one colour in every figure, whichever methods a figure shows,
+    and the methods shown together differ in colour while the palette lasts. Names are
+    coloured in order of first appearance; each takes the colour that costs least, the cost
+    of a colour being, over the groups of the name, the group's weight times the number of
+    its names already given that colour (the first in `PALETTE` order on a tie).
+
+    Parameters
+    ----------
+    groups : iterable of sequences of str
+        Names that should differ in colour (say the methods a figure shows), in order.
+    weights : sequence of float, optional
+        How much each group's names should differ (default: 1 each); say 1 for a study's
+        methods and 100 for those one figure shows together.
+
+    Returns
+    -------
+    dict of str to str
+        The colour of each name.
+
+    Examples
+    --------
+    >>> colours = group_colours([["wald", "wilson"], ["wilson", "jeffreys"]])
+    >>> [PALETTE.index(colours[name]) for name in ("wald", "wilson", "jeffreys")]
+    [0, 1, 0]
+    """
+    listed: list[list[str]] = []
+    for group in groups:
+        if isinstance(group, str):
+            raise ValueError(f"`groups` must hold sequences of names; got the name {group!r}.")
+        listed.append(list(dict.fromkeys(group)))
+    weight = [1.0] * len(listed) if weights is None else [float(w) for w in weights]
+    if len(weight) != len(listed):
+        raise ValueError(f"`weights` must hold one weight per group ({len(listed)}); got "
+                         f"{len(weight)}.")
+    member: dict[str, list[int]] = {}
+    for index, group in enumerate(listed):
+        for name in group:
+            member.setdefault(name, []).append(index)
+    colours: dict[str, str] = {}
+    for name in member:
+        cost: Counter[str] = Counter()
+        for index in member[name]:
+            for other in listed[index]:
+                if other in colours:
+                    cost[colours[other]] += weight[index]
+        colours[name] = min(PALETTE, key=lambda colour: cost[colour])
+    return colours
 
 
 @dataclass(frozen=True)
@@ -338,10 +463,36 @@ class _Style:
     linestyle: str
 
 
-def _line_style(index: int) -> _Style:
-    """The style of the ``index``-th line: a new colour first, then new markers and dashes."""
-    return _Style(PALETTE[index % len(PALETTE)], _MARKERS[index % len(_MARKERS)],
-                  _LINESTYLES[(index // len(PALETTE)) % len(_LINESTYLES)])
+def _styles(levels: Sequence[Any], colours: Mapping[Any, str] | None) -> list[_Style]:
+    """The style of each hue level, in order.
+
+    A level's colour is its entry in ``colours`` (keys compared as text, `_fmt`), else the
+    next palette colour that no level with an entry takes in this figure. Each level takes
+    the next marker, and a colour met again in the figure the next line style, so that no
+    two lines look alike.
+    """
+    if colours is not None and not isinstance(colours, Mapping):
+        raise ValueError(f"`colours` must map hue values to colours; got "
+                         f"{type(colours).__name__}.")
+    given = {_fmt(key): colour for key, colour in (colours or {}).items()}
+    taken = {given[_fmt(level)] for level in levels if _fmt(level) in given}
+    free = [colour for colour in PALETTE if colour not in taken] or list(PALETTE)
+    seen: Counter[str] = Counter()
+    styles, spare = [], 0
+    for index, level in enumerate(levels):
+        colour = given.get(_fmt(level))
+        if colour is None:
+            colour, spare = free[spare % len(free)], spare + 1
+        styles.append(_Style(colour, _MARKERS[index % len(_MARKERS)],
+                             _LINESTYLES[seen[colour] % len(_LINESTYLES)]))
+        seen[colour] += 1
+    return styles
+
+
+def _gid(*parts: Any) -> str:
+    """An SVG group id from the parts (a hue value's text kept to letters, digits, - and _),
+    so that a test or a reader can find a level's line in the document."""
+    return "-".join(re.sub(r"[^A-Za-z0-9_-]+", "_", _fmt(part)) for part in parts)
 
 
 def _panel_axes(count: int) -> tuple[Figure, list[Axes]]:
@@ -374,31 +525,78 @@ def _panels(rows: pd.DataFrame, panel_by: str | None,
              rows[rows[panel_by] == v]) for v in levels]
 
 
-def _draw_line(ax: Axes, x: Array, y: Array, half: Array, index: int, *,
-               band: bool) -> Line2D:
-    """The ``index``-th line, with +-``half`` (band or error bars) where ``half`` > 0.
+@dataclass(frozen=True)
+class _Points:
+    """One hue level's points in a panel, sorted by x: positions, values, error half-widths."""
+
+    x: Array
+    y: Array
+    half: Array
+
+    @classmethod
+    def of(cls, x: Array, y: Array, half: Array) -> _Points:
+        ranked = np.argsort(x, kind="stable")
+        return cls(x[ranked], y[ranked], half[ranked])
+
+
+def _draw_line(ax: Axes, points: _Points, style: _Style, *, band: bool, joined: bool,
+               bounds: tuple[float, float], start: int, gid: str) -> Line2D:
+    """One hue level: a line (``joined``) or bare points, with +-``half`` where ``half`` > 0.
 
     ``half`` is the error bars' half-width at each point: 1.96 MCSE for a measure of the
-    tidy frame, whatever spread a summary table gives for its rows.
+    tidy frame, whatever spread a summary table gives for its rows. The bars (or the band,
+    with ``band``) stop at ``bounds``. Points of a category axis are not joined: a line would
+    suggest an order between categories.
 
     On a dense grid (more than 12 points) markers go on every k-th point only, starting at a
-    different point for each line so that the lines' markers do not sit on top of each other.
+    different point for each line (``start``) so that the lines' markers do not sit on top
+    of each other.
     """
-    style = _line_style(index)
-    stride = max(1, math.ceil(x.size / 12))
-    line: Line2D = ax.plot(x, y, color=style.colour, marker=style.marker,
-                           linestyle=style.linestyle, linewidth=1.4, markersize=4.5,
-                           markevery=(index % stride, stride))[0]
-    noisy = np.isfinite(half) & (half > 0) & np.isfinite(y)
-    if noisy.any():
-        half = np.where(noisy, half, 0.0)
-        if band:
-            ax.fill_between(x, y - half, y + half, where=noisy, color=style.colour,
-                            alpha=0.2, linewidth=0)
-        else:
-            ax.errorbar(x[noisy], y[noisy], yerr=half[noisy], fmt="none",
-                        ecolor=style.colour, elinewidth=1.0, capsize=2.5)
+    stride = max(1, math.ceil(points.x.size / 12)) if joined else 1
+    line: Line2D = ax.plot(points.x, points.y, color=style.colour, marker=style.marker,
+                           linestyle=style.linestyle if joined else "none", linewidth=1.4,
+                           markersize=4.5, markevery=(start % stride, stride), gid=gid)[0]
+    _draw_errors(ax, points, style.colour, band=band and joined, bounds=bounds, gid=gid)
     return line
+
+
+def _draw_errors(ax: Axes, points: _Points, colour: str, *, band: bool,
+                 bounds: tuple[float, float], gid: str) -> None:
+    """Error bars (or a band) of +-``half`` where it is positive, cut at ``bounds``."""
+    x, y, half = points.x, points.y, points.half
+    noisy = np.isfinite(half) & (half > 0) & np.isfinite(y)
+    if not noisy.any():
+        return
+    low, high = _error_ends(y, np.where(noisy, half, 0.0), bounds)
+    if band:
+        ax.fill_between(x, low, high, where=noisy, color=colour, alpha=0.2, linewidth=0)
+        return
+    below = np.maximum(y - low, 0.0)[noisy]
+    above = np.maximum(high - y, 0.0)[noisy]
+    drawn = ax.errorbar(x[noisy], y[noisy], yerr=np.vstack([below, above]), fmt="none",
+                        ecolor=colour, elinewidth=1.0, capsize=2.5)
+    drawn.lines[2][0].set_gid(f"{gid}-error")
+
+
+def _draw_judged(ax: Axes, points: _Points, style: _Style, *, band: tuple[float, float],
+                 joined: bool, bounds: tuple[float, float], gid: str) -> Line2D:
+    """One hue level's points coloured by whether they lie inside ``band`` (low, high):
+    green inside, vermillion outside, a grey line joining them (unless categorical).
+
+    Returns the legend's handle: the level's marker in grey.
+    """
+    if joined:
+        ax.plot(points.x, points.y, color="0.6", linestyle=style.linestyle, linewidth=1.0)
+    inside = (points.y >= band[0]) & (points.y <= band[1])
+    for name, colour, mask in (("inside", _INSIDE, inside),
+                               ("outside", _OUTSIDE, np.isfinite(points.y) & ~inside)):
+        if mask.any():
+            part = _Points(points.x[mask], points.y[mask], points.half[mask])
+            ax.plot(part.x, part.y, color=colour, marker=style.marker, linestyle="none",
+                    markersize=5.5, gid=f"{gid}-{name}")
+            _draw_errors(ax, part, colour, band=False, bounds=bounds, gid=f"{gid}-{name}")
+    return Line2D([], [], color="0.35", marker=style.marker, markersize=5.5,
+                  linestyle=style.linestyle if joined else "none")
 
 
 def _legend(fig: Figure, handles: list[Artist], labels: list[str], title: str | None) -> None:
@@ -423,19 +621,23 @@ def _y_labels(axes: list[Axes], label: str) -> None:
         ax.set_ylabel(_wrap(label))
 
 
-def _x_axis(axes: list[Axes], values: pd.Series, levels: list[Any], label: str,
-            log: bool, name: Callable[[Any], str] = _fmt) -> None:
+def _x_axis(axes: list[Axes], x_axis: _XAxis, label: str, log: bool,
+            name: Callable[[Any], str] = _fmt) -> None:
     """Label the x axis; category names (``name`` of each level) as ticks; log scale when asked.
 
-    A log axis of at most 10 grid values has its ticks at those values; others get ticks as
-    plain numbers (``%g``: "1000", not a superscript power, so that tick text stays text).
-    More than 5 tick labels are slanted, so that close values (200, 300) do not run together
-    in a narrow panel.
+    A category axis has a tick per category and no vertical grid line (no scale between
+    categories). A log axis of at most 10 grid values has its ticks at those values; others
+    get ticks as plain numbers (``%g``: "1000", not a superscript power, so that tick text
+    stays text). More than 5 tick labels are slanted, so that close values (200, 300) do not
+    run together in a narrow panel.
     """
+    levels = x_axis.levels
     for ax in axes:
         ax.set_xlabel(label)
-        if not _numeric(values):
+        if x_axis.categorical:
             ax.set_xticks(range(len(levels)), [name(v) for v in levels])
+            ax.set_xlim(-0.5, len(levels) - 0.5)
+            ax.xaxis.grid(False)
         elif log:
             ax.set_xscale("log")
             if len(levels) <= 10:
@@ -447,31 +649,62 @@ def _x_axis(axes: list[Axes], values: pd.Series, levels: list[Any], label: str,
             ax.tick_params(axis="x", labelrotation=45)
 
 
+def _tolerance_band(axes: Sequence[Axes], band: tuple[float, float], label: str,
+                    entries: dict[str, Artist]) -> None:
+    """Shade ``band`` (low, high) in every panel; legend entries for it and for the points
+    inside and outside it."""
+    for ax in axes:
+        ax.axhspan(*band, color=_INSIDE, alpha=0.12, linewidth=0)
+    entries[label] = Patch(color=_INSIDE, alpha=0.25, linewidth=0)
+    for text, colour in (("inside", _INSIDE), ("outside", _OUTSIDE)):
+        entries[f"{text} the band"] = Line2D([], [], color=colour, marker="o",
+                                             linestyle="none")
+
+
 def _lines_figure(rows: pd.DataFrame, *, measure: str, x: str, hue: str,
                   panel_by: str | None, band: bool, log_x: bool,
-                  order: Sequence[str] | None) -> tuple[Figure, list[Axes], dict[str, Artist]]:
-    """Panels of one line per hue level (methods in ``order`` if given): the line figures."""
+                  order: Sequence[str] | None, categorical: bool,
+                  colours: Mapping[Any, str] | None,
+                  judged: tuple[float, float] | None = None, y_label: str | None = None
+                  ) -> tuple[Figure, list[Axes], dict[str, Artist]]:
+    """Panels of one line per hue level (methods in ``order`` if given): the line figures.
+
+    With ``judged`` (a band low, high), each point is coloured by whether it lies inside.
+    The y axis reads ``y_label``, by default the measure's label.
+    """
     panels = _panels(rows, panel_by)
     fig, axes = _panel_axes(len(panels))
     hues = list(dict.fromkeys(rows[hue])) if hue == "method" else _levels(rows[hue])
     if hue == "method" and order is not None:
         hues = list(order)
-    x_levels = _levels(rows[x])
+    styles = _styles(hues, colours)
+    x_axis = _XAxis.of(rows[x], categorical)
+    bounds = _bounds(measure)
     entries: dict[str, Artist] = {}
-    for ax, (name, part) in zip(axes, panels, strict=True):
-        for index, level in enumerate(hues):
+    for p, (ax, (name, part)) in enumerate(zip(axes, panels, strict=True)):
+        for index, (level, style) in enumerate(zip(hues, styles, strict=True)):
             line = part[part[hue] == level]
             if line.empty:
                 continue
-            xs = _positions(line[x], x_levels)
-            ranked = np.argsort(xs, kind="stable")
-            drawn = _draw_line(ax, xs[ranked], line["value"].to_numpy(float)[ranked],
-                               _Z95 * line["mcse"].to_numpy(float)[ranked], index, band=band)
-            entries.setdefault(_fmt(level), drawn)
+            shift = _dodge(index, len(hues)) if x_axis.categorical else 0.0
+            points = _Points.of(x_axis.positions(line[x]) + shift,
+                                line["value"].to_numpy(float),
+                                _Z95 * line["mcse"].to_numpy(float))
+            gid = _gid("line", p, index, level)
+            if judged is not None:
+                drawn = _draw_judged(ax, points, style, band=judged,
+                                     joined=not x_axis.categorical, bounds=bounds, gid=gid)
+            else:
+                drawn = _draw_line(ax, points, style, band=band,
+                                   joined=not x_axis.categorical, bounds=bounds, start=index,
+                                   gid=gid)
+            # judged points are coloured by the band: the legend names the hue on each marker
+            entries.setdefault(_fmt(level) if judged is None else f"{hue} = {_fmt(level)}",
+                               drawn)
         ax.set_title(name)
-    _x_axis(axes, rows[x], x_levels, x, log_x)
-    _y_labels(axes, _label(measure))
-    if band and (rows["mcse"] > 0).any():
+    _x_axis(axes, x_axis, x, log_x and not x_axis.categorical)
+    _y_labels(axes, y_label if y_label is not None else _label(measure))
+    if band and not x_axis.categorical and (rows["mcse"] > 0).any():
         entries["± 1.96 MCSE"] = Patch(color="0.5", alpha=0.3, linewidth=0)
     return fig, axes, entries
 
@@ -483,20 +716,22 @@ def _lines_figure(rows: pd.DataFrame, *, measure: str, x: str, hue: str,
 def coverage_against(frame: pd.DataFrame, *, x: str, panel_by: str | None = None,
                      methods: Sequence[str] | None = None,
                      nominal_column: str | None = "confidence_level",
+                     categorical: bool = False, colours: Mapping[Any, str] | None = None,
                      title: str | None = None, figure_id: str | None = None) -> str:
     """Coverage against a grid parameter, a line per method, a panel per value of another.
 
     The figures of Brown, Cai & DasGupta (2001): coverage (y) against, say, ``p`` (x) with one
     panel per ``n``; the nominal level is a grey dashed line; Monte Carlo cells (MCSE > 0) get a
-    band of +-1.96 MCSE. Filter the frame first so that each (panel, method, x) is one cell
-    (e.g. one confidence level and one ``alternative``).
+    band of +-1.96 MCSE, cut at 0 and 1 (error bars on a category axis). Filter the frame
+    first so that each (panel, method, x) is one cell (e.g. one confidence level and one
+    ``alternative``).
 
     Parameters
     ----------
     frame : pandas.DataFrame
         A tidy result frame (`StudyResult.to_frame`); only its ``coverage`` rows are drawn.
     x : str
-        The parameter on the x axis (linear scale).
+        The parameter on the x axis (linear scale; categories when text or a single value).
     panel_by : str, optional
         The parameter with one panel per value (at most 6), e.g. ``"n"``.
     methods : sequence of str, optional
@@ -504,6 +739,11 @@ def coverage_against(frame: pd.DataFrame, *, x: str, panel_by: str | None = None
     nominal_column : str or None
         The column holding each cell's nominal coverage (one value per panel), or None for no
         nominal line.
+    categorical : bool
+        Draw ``x`` as categories even when numeric (ids): points side by side, not joined.
+    colours : mapping, optional
+        The colour of each method (e.g. `group_colours` of a suite's methods); others take
+        the palette's next free colour.
     title : str, optional
         The figure title (default: "Coverage against <x>", and "by <panel_by>").
     figure_id : str, optional
@@ -527,7 +767,8 @@ def coverage_against(frame: pd.DataFrame, *, x: str, panel_by: str | None = None
         _require(frame, nominal_column, "nominal_column")
         fig, axes, entries = _lines_figure(rows, measure="coverage", x=x, hue="method",
                                            panel_by=panel_by, band=True, log_x=False,
-                                           order=methods)
+                                           order=methods, categorical=categorical,
+                                           colours=colours)
         if nominal_column is not None:
             for ax, (_, part) in zip(axes, _panels(rows, panel_by), strict=True):
                 entries.setdefault("nominal level", _nominal_line(ax, part, nominal_column))
@@ -551,20 +792,26 @@ def _nominal_line(ax: Axes, rows: pd.DataFrame, column: str) -> Line2D:
 
 
 def _reference_lines(axes: Sequence[Axes], reference: float) -> Line2D:
-    """A grey dashed horizontal line at ``reference`` in every panel; the last, for a legend."""
-    drawn = [ax.axhline(reference, color=_NOMINAL_COLOUR, linestyle="--", linewidth=1.0)
-             for ax in axes]
+    """A grey dashed horizontal line at ``reference`` in every panel (SVG group id
+    ``reference-<panel>``); the last, for a legend."""
+    drawn = [ax.axhline(reference, color=_NOMINAL_COLOUR, linestyle="--", linewidth=1.0,
+                        gid=f"reference-{p}") for p, ax in enumerate(axes)]
     return drawn[-1]
 
 
 def measure_by(frame: pd.DataFrame, *, measure: str, x: str, hue: str = "method",
                panel_by: str | None = None, reference: float | None = None,
-               methods: Sequence[str] | None = None, log_x: bool | None = None,
+               tolerance: float | None = None, methods: Sequence[str] | None = None,
+               log_x: bool | None = None, categorical: bool = False,
+               colours: Mapping[Any, str] | None = None, y_label: str | None = None,
                title: str | None = None, figure_id: str | None = None) -> str:
     """A measure against a grid parameter, a line per method (or per value of ``hue``).
 
-    Monte Carlo cells (MCSE > 0) get error bars of +-1.96 MCSE; exact cells none. Filter the
-    frame first so that each (panel, hue, x) is one cell.
+    Monte Carlo cells (MCSE > 0) get error bars of +-1.96 MCSE, cut at the range the measure
+    can take (`MEASURE_RANGES`); exact cells none. With ``tolerance``, the band ``reference
+    +- tolerance`` is shaded and each point is green inside it, vermillion outside; the hue
+    levels then differ by marker only (say a pass rate against a nominal power, a marker per
+    prevalence). Filter the frame first so that each (panel, hue, x) is one cell.
 
     Parameters
     ----------
@@ -573,17 +820,29 @@ def measure_by(frame: pd.DataFrame, *, measure: str, x: str, hue: str = "method"
     measure : str
         The measure drawn, e.g. ``"bias"``, ``"relative_bias"``, ``"width"``.
     x : str
-        The parameter on the x axis; text parameters (e.g. ``design``) become categories.
+        The parameter on the x axis; text parameters (e.g. ``design``) and a single value
+        become categories.
     hue : str
         The column with one line per value (default ``"method"``).
     panel_by : str, optional
         The parameter with one panel per value (at most 6).
     reference : float, optional
         A grey dashed horizontal line, e.g. 0 for bias.
+    tolerance : float, optional
+        With ``reference``: the half-width (> 0) of the band of acceptable values around it.
     methods : sequence of str, optional
         The methods drawn (default: all).
     log_x : bool, optional
         Log x axis; default: when ``x`` is positive and spans more than a factor 20.
+    categorical : bool
+        Draw ``x`` as categories even when numeric (ids, say topics): points side by side at
+        each category, not joined by a line.
+    colours : mapping, optional
+        The colour of each hue value (e.g. `group_colours` of a suite's methods); others take
+        the palette's next free colour.
+    y_label : str, optional
+        The y axis label (default: the measure's, `MEASURE_LABELS`), say what a rejection
+        rate means in a study ("pass rate among attempts").
     title : str, optional
         The figure title (default: "<measure> against <x>").
     figure_id : str, optional
@@ -597,19 +856,30 @@ def measure_by(frame: pd.DataFrame, *, measure: str, x: str, hue: str = "method"
     Raises
     ------
     ValueError
-        When a named column or the measure is missing, or a (panel, hue, x) has several rows.
+        When a named column or the measure is missing, a (panel, hue, x) has several rows, or
+        ``tolerance`` is not a positive number given with ``reference``.
     """
+    if tolerance is not None and (reference is None or isinstance(tolerance, bool)
+                                  or not isinstance(tolerance, int | float)
+                                  or not 0 < tolerance < math.inf):
+        raise ValueError("`tolerance` must be a positive number, given with `reference`; got "
+                         f"{tolerance!r} (reference {reference!r}).")
     with _house_style():
         rows = _prepare(frame, measure=measure, keys={"x": x, "hue": hue, "panel_by": panel_by},
                         methods=methods, unique=True)
         log = _wide_positive(rows[x]) if log_x is None else log_x
-        fig, axes, entries = _lines_figure(rows, measure=measure, x=x, hue=hue,
-                                           panel_by=panel_by, band=False, log_x=log,
-                                           order=methods)
+        band = (None if tolerance is None or reference is None
+                else (reference - tolerance, reference + tolerance))
+        fig, axes, entries = _lines_figure(
+            rows, measure=measure, x=x, hue=hue, panel_by=panel_by, band=False, log_x=log,
+            order=methods, categorical=categorical, colours=colours, judged=band,
+            y_label=y_label)
+        if band is not None:
+            _tolerance_band(axes, band, f"{reference:g} ± {tolerance:g}", entries)
         if reference is not None:
             entries[f"reference ({reference:g})"] = _reference_lines(axes, reference)
         fig.suptitle(title if title is not None else f"{measure} against {x}")
-        _legend(fig, list(entries.values()), list(entries), hue)
+        _legend(fig, list(entries.values()), list(entries), hue if band is None else None)
         return svg(fig, figure_id)
 
 
@@ -871,22 +1141,25 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
                   panel_by: str | None = None, error: str | None = None,
                   band: Sequence[str] | None = None,
                   reference: float | None = None, labels: Mapping[Any, str] | None = None,
-                  log_x: bool | None = None, title: str | None = None,
+                  log_x: bool | None = None, categorical: bool = False,
+                  bounds: Sequence[float] | None = None,
+                  colours: Mapping[Any, str] | None = None, title: str | None = None,
                   figure_id: str | None = None) -> str:
     """A column of a summary table against another, a line per value of ``hue``.
 
     Made for a study's summary table (`studies.engine.Study.summary`), e.g. a design effect
     (``y="ours"``) against a cell parameter (``x``) with a line per allocation (``hue``)
     and a panel per run (``panel_by``); error bars of +- the column ``error`` (say
-    ``spread``) where it is positive; a grey dashed line at ``reference``. A missing (nan)
-    value breaks its line. Filter the frame first so that each (panel, hue, x) is one row.
+    ``spread``) where it is positive, cut at ``bounds``; a grey dashed line at
+    ``reference``. A missing (nan) value breaks its line. Filter the frame first so that each
+    (panel, hue, x) is one row.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         Rows of a summary table.
     x : str
-        The column on the x axis; text columns become categories.
+        The column on the x axis; text columns and a single value become categories.
     y : str
         The numeric column on the y axis.
     hue : str, optional
@@ -909,6 +1182,14 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
         labelled too). Unlabelled names and values are shown as they are.
     log_x : bool, optional
         Log x axis; default: when ``x`` is positive and spans more than a factor 20.
+    categorical : bool
+        Draw ``x`` as categories even when numeric (ids): points side by side, not joined.
+    bounds : pair of float, optional
+        The range ``y`` can take (low, high), say ``(0, 1)`` for a rate: error bars and the
+        band stop there. Default: unbounded.
+    colours : mapping, optional
+        The colour of each ``hue`` value (e.g. `group_colours` of a suite's methods); others
+        take the palette's next free colour.
     title : str, optional
         The figure title (default: "<y> against <x>").
     figure_id : str, optional
@@ -924,11 +1205,13 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
     ValueError
         When the frame has no rows, a named column is missing, ``y``, ``error`` or a
         ``band`` column is not numeric or ``y`` holds no number, ``band`` is not a pair of
-        column names, or a (panel, hue, x) has several rows.
+        column names, ``bounds`` not a pair of numbers low <= high, or a (panel, hue, x) has
+        several rows.
     """
     if band is not None and (isinstance(band, str) or not isinstance(band, Sequence)
                              or len(band) != 2):
         raise ValueError(f"`band` must be a pair of column names (low, high); got {band!r}.")
+    limits = _pair_of_bounds(bounds)
     with _house_style():
         rows = _summary_frame(frame, {"x": x, "hue": hue, "panel_by": panel_by},
                               {"y": [y], "error": [error] if error is not None else [],
@@ -938,28 +1221,40 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
         panels = _panels(rows, panel_by, _panel_title(panel_by, found))
         fig, axes = _panel_axes(len(panels))
         hues = _levels(rows[hue]) if hue is not None else [None]
-        x_levels = _levels(rows[x])
+        styles = _styles(hues, colours)
+        x_axis = _XAxis.of(rows[x], categorical)
         entries: dict[str, Artist] = {}
-        for ax, (name, part) in zip(axes, panels, strict=True):
-            for index, level in enumerate(hues):
+        for p, (ax, (name, part)) in enumerate(zip(axes, panels, strict=True)):
+            for index, (level, style) in enumerate(zip(hues, styles, strict=True)):
                 line = part if hue is None else part[part[hue] == level]
                 if line.empty:
                     continue
-                xs = _positions(line[x], x_levels)
+                shift = _dodge(index, len(hues)) if x_axis.categorical else 0.0
+                xs = x_axis.positions(line[x]) + shift
                 ranked = np.argsort(xs, kind="stable")
                 half = (line[error].to_numpy(dtype=float) if error is not None
                         else np.zeros(len(line)))
-                drawn = _draw_line(ax, xs[ranked], line[y].to_numpy(dtype=float)[ranked],
-                                   half[ranked], index, band=False)
+                points = _Points(xs[ranked], line[y].to_numpy(dtype=float)[ranked],
+                                 half[ranked])
+                drawn = _draw_line(ax, points, style, band=False,
+                                   joined=not x_axis.categorical, bounds=limits, start=index,
+                                   gid=_gid("line", p, index,
+                                            *(() if level is None else (level,))))
                 if band is not None:
-                    low, high = (line[c].to_numpy(dtype=float)[ranked] for c in band)
+                    low, high = (np.clip(line[c].to_numpy(dtype=float)[ranked], *limits)
+                                 for c in band)
                     both = np.isfinite(low) & np.isfinite(high)
-                    ax.fill_between(xs[ranked], np.where(both, low, 0.0),
-                                    np.where(both, high, 0.0), where=both,
-                                    color=_line_style(index).colour, alpha=0.2, linewidth=0)
+                    if x_axis.categorical:  # a shaded bar at each category, not across them
+                        ax.vlines(points.x[both], low[both], high[both], color=style.colour,
+                                  alpha=0.3, linewidth=6)
+                    else:
+                        ax.fill_between(points.x, np.where(both, low, 0.0),
+                                        np.where(both, high, 0.0), where=both,
+                                        color=style.colour, alpha=0.2, linewidth=0)
                 entries.setdefault(_named(found, y if hue is None else level), drawn)
             ax.set_title(name)
-        _x_axis(axes, rows[x], x_levels, _named(found, x), log, lambda v: _named(found, v))
+        _x_axis(axes, x_axis, _named(found, x), log and not x_axis.categorical,
+                lambda v: _named(found, v))
         _y_labels(axes, _named(found, y))
         if error is not None and (rows[error] > 0).any():
             entries[f"± {_named(found, error)}"] = Line2D([], [], color="0.35", marker="|",
@@ -973,6 +1268,20 @@ def summary_lines(frame: pd.DataFrame, *, x: str, y: str, hue: str | None = None
         _legend(fig, list(entries.values()), list(entries),
                 _named(found, hue) if hue is not None else None)
         return svg(fig, figure_id)
+
+
+def _pair_of_bounds(bounds: Sequence[float] | None) -> tuple[float, float]:
+    """``bounds`` as (low, high), checked; unbounded when None."""
+    if bounds is None:
+        return (-math.inf, math.inf)
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        low = high = math.nan
+    if not low <= high:
+        raise ValueError(f"`bounds` must be a pair of numbers (low, high), low <= high; got "
+                         f"{bounds!r}.")
+    return low, high
 
 
 def _columns(names: Sequence[str], argument: str) -> list[str]:

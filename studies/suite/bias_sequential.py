@@ -199,8 +199,9 @@ FIGURES = (
            "n, one panel per rho.",
            where=_ONE_TOPIC,
            options={"measure": "rejection", "x": "n", "panel_by": "rho", "log_x": True,
-                    "title": "bias_sequential: share of false claims that F1 >= theta, "
-                             f"against n by rho ({_ONE_TOPIC})"}),
+                    "title": "bias_sequential: share of false claims that F1 ≥ theta "
+                             "against n, a panel per rho (cells with prevalence = 0.2 and "
+                             "theta = 0.75)"}),
 )
 
 def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[str]:

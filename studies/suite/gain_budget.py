@@ -933,6 +933,7 @@ FIGURES = (
            options={"query": f"{_SHOWN} and estimand == 'positives' and k == 1",
                     "x": "n", "y": "ours", "hue": "method", "panel_by": "model",
                     "band": ("low", "high"), "reference": LEVEL, "labels": _LABELS,
+                    "bounds": (0.0, 1.0),
                     "log_x": True,
                     "title": "gain_budget: coverage of the positives within one decile"}),
     Figure("summary_lines",
@@ -941,6 +942,7 @@ FIGURES = (
            options={"query": f"{_SHOWN} and estimand == 'gain' and k == 5",
                     "x": "n", "y": "ours", "hue": "method", "panel_by": "model",
                     "band": ("low", "high"), "reference": LEVEL, "labels": _LABELS,
+                    "bounds": (0.0, 1.0),
                     "log_x": True,
                     "title": "gain_budget: coverage of the cumulative gain at five deciles"}),
     Figure("summary_lines",
@@ -954,7 +956,7 @@ FIGURES = (
                                "population": "population (true)",
                                f"test sample (n = {SAMPLE_CURVE_SIZE})":
                                    f"one test sample of {SAMPLE_CURVE_SIZE} (estimated)"},
-                    "log_x": False,
+                    "log_x": False, "bounds": (0.0, 1.0),
                     "title": "gain_budget: cumulative gain chart, population and test sample"}),
     Figure("measure_by",
            "How often the chosen model is truly the best under the budget, against the test "

@@ -720,37 +720,43 @@ FIGURES = (
            "budget); bars +-1.96 MCSE.",
            options={"query": _WAITING, "x": "wait", "y": "saving", "hue": "interval",
                     "error": "saving_margin95", "labels": _LABELS,
+                    "bounds": (-math.inf, 1.0),
                     "title": "stopping_policies: saving of wait-w over first (opened runs)"}),
     Figure("summary_lines",
            "The same saving over all runs: the runs wait-w never opens are charged the "
            "whole budget.",
            options={"query": _WAITING, "x": "wait", "y": "saving_all_runs",
                     "hue": "interval", "error": "saving_all_runs_margin95", "labels": _LABELS,
+                    "bounds": (-math.inf, 1.0),
                     "title": "stopping_policies: saving of wait-w over first (all runs)"}),
     Figure("summary_lines",
            "Figure 6, ours: the success rate of wait-w among the runs that open, against w, "
            "beside the nominal 0.93 (dashed); bars +-1.96 MCSE.",
            options={"query": _WAITING, "x": "wait", "y": "success", "hue": "interval",
                     "error": "success_margin95", "reference": POWER, "labels": _LABELS,
+                    "bounds": (0.0, 1.0),
                     "title": "stopping_policies: success rate of wait-w"}),
     Figure("summary_lines",
            "Figure 7, ours: the share of runs that never open the box, against w: the "
            "budget is never reached, or wait-w misses its last chance.",
            options={"query": _WAITING, "x": "wait", "y": "cannot_open",
                     "hue": "interval", "error": "cannot_open_margin95", "labels": _LABELS,
+                    "bounds": (0.0, 1.0),
                     "title": "stopping_policies: runs that never open the box"}),
     Figure("measure_by",
            "Success rate among the runs that open, by topic (rarest first), of first, the "
            "blind oracle and the 50/50 split, beside the nominal 0.93 (dashed).",
            where="interval == 'delta'",
            options={"measure": "conditional_rejection", "x": "topic", "hue": "method",
-                    "methods": ("first", "blind-oracle", "split-50-50"), "reference": POWER}),
+                    "methods": ("first", "blind-oracle", "split-50-50"), "reference": POWER,
+                    "categorical": True}),
     Figure("measure_by",
            "The total annotation where the box opens (median), by topic, of first, the two "
            "oracles and wait-25; the blind oracle stops at each run's lowest planned cost.",
            where="interval == 'delta'",
            options={"measure": "median_size", "x": "topic", "hue": "method",
-                    "methods": ("first", "blind-oracle", "sighted-oracle", "wait-25")}),
+                    "methods": ("first", "blind-oracle", "sighted-oracle", "wait-25"),
+                    "categorical": True}),
 )
 
 _FIGURE_3 = (

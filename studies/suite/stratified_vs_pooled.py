@@ -1097,7 +1097,8 @@ FIGURES = (
            options={"measure": "rejection", "x": "relevant", "panel_by": "run",
                     "methods": tuple(f"table2-{c}" for c in (*CATEGORIES, "above-degenerate")),
                     "title": "stratified_vs_pooled: Table 2 rows (share of replicates) "
-                             f"against relevant, by run ({_SHOWN})"}),
+                             "against relevant, a panel per run (cells with submitted = 1000 "
+                             "and separation = 2.0)"}),
     Figure("summary_bars",
            f"Table 2 of the paper beside ours: of the 490 topic-system pairs of each run, how "
            f"many have a pooled estimate below the stratified 95% interval, inside it below the "
@@ -1136,7 +1137,8 @@ FIGURES = (
                                "column": "allocation", "trec5": "TREC-5 (equal shares)",
                                "neyman": "Neyman (oracle)", "relevant": "relevant documents"},
                     "title": "stratified_vs_pooled: design effect of each allocation against "
-                             f"relevant, by run ({_SHOWN})"}),
+                             "relevant, a panel per run (cells with submitted = 1000 and "
+                             "separation = 2.0)"}),
     Figure("measure_by",
            "Bias of the pooled and the stratified (TREC-5 allocation) estimates against the "
            "topic's number of relevant documents, one panel per run (section 9.3's other "
