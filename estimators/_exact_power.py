@@ -8,7 +8,8 @@ counts (`estimators.assurance`); Chernick & Liu (2002) for exact power.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,14 +24,21 @@ from estimators._planning_request import (
     _request,
     _split,
 )
-from estimators.assurance import Conditional, CountLaw, Segments
+from estimators.assurance import (
+    Conditional,
+    CountLaw,
+    Segments,
+    _shared_thresholds,
+    _support,
+)
 from estimators.fmeasure import _segment_bounds, _segment_level, f1_ci, f1_from_segments
 from estimators.interval import Interval
 from estimators.power import _counts
 from estimators.proportion import proportion_ci
 from estimators.recall import recall_ci, recall_from_segments
 
-__all__ = ["MAX_POWER_SIZE", "_jeffreys", "_problem", "certification_power"]
+__all__ = ["MAX_POWER_SIZE", "Unstratified", "_jeffreys", "_problem", "_simple_random_problem",
+           "certification_power"]
 
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -239,6 +247,83 @@ def _problem(req: _Request, truth: Array | None, alpha: Array | None
                            most_trials=most, key=req)
     inner, outer = _srs_laws(req, truth, alpha)
     return Conditional(inner, _srs_passes(req), outer, most_trials=most, key=req)
+
+
+@dataclass(frozen=True)
+class Unstratified:
+    """Power of a simple random test set of recall or F1 from a collection of two segments.
+
+    The test set's retrieved documents ``n1`` among its ``s`` follow ``share`` (binomial at
+    the retrieved share ``N1 / (N1 + N0)``, or hypergeometric in a finite collection); given
+    ``n1`` and ``n0 = s - n1``, ``tp`` and ``fn`` follow the segments' laws, as in
+    `estimators.assurance.Segments`. The test is the simple random sample's: ``passes(x,
+    d)`` on ``x = tp`` among ``d`` trials, ``d = tp + fn`` (recall) or ``n1 + fn`` (F1, the
+    ``tp + fp + fn`` documents). So
+
+    ``P(pass | s) = sum_n1 P(n1 | s) sum_fn P(fn | n0) P(tp >= t(fn) | n1)``,
+
+    with ``n1`` outside the tails of mass below `estimators.assurance.NEGLIGIBLE` left out
+    (the power moves by at most ``2 NEGLIGIBLE`` more than the segments' own sums). Over the
+    known-share posterior (Bagdouri et al. 2013, section 4.3, the segments of Appendix A) the
+    segments' laws are beta-binomial, as the stratified plan's are.
+    """
+
+    share: CountLaw
+    retrieved: CountLaw
+    unretrieved: CountLaw
+    passes: Callable[[IntArray, IntArray], BoolArray]
+    measure: str
+    key: Hashable = None
+
+    def power(self, size: int) -> float:
+        """``P(pass)`` at test size ``size``."""
+        least = _shared_thresholds(self.passes, self.key, size)  # the least x of each d
+        recall = self.measure == "recall"
+
+        def passes(tp: IntArray, fn: IntArray, n1: int, n0: int) -> BoolArray:
+            return np.asarray(tp >= least[tp + fn if recall else n1 + fn])
+
+        segments = Segments(self.retrieved, self.unretrieved, passes)
+        weights = self.share.pmf(size)
+        low, high = _support(weights)
+        found = sum(float(weights[n1]) * segments.power(n1, size - n1)
+                    for n1 in range(low, high))
+        return min(max(found, 0.0), 1.0)
+
+
+def _simple_random_problem(req: _Request, alpha: Array, interval: str
+                           ) -> Conditional | Unstratified:
+    """The power of a simple random test set from a stratified request's collection.
+
+    The same collection (segments ``N1`` and ``N0``, finite or not), measure, target, level
+    and posterior (independent Jeffreys Beta segments, the retrieved share known): the test
+    set's documents of each segment are binomial at the segment's share of the collection
+    (hypergeometric in a finite one), and given them each segment's counts are as in the
+    stratified design. ``interval`` is the simple random test's bound.
+    """
+    assert req.segment_sizes is not None
+    sizes = req.segment_sizes
+    collection = sum(sizes)
+
+    def share(segment: int) -> CountLaw:
+        if req.finite:
+            return CountLaw("hypergeometric", collection, sizes[segment])
+        return CountLaw("binomial", sizes[segment] / collection)
+
+    if req.measure in ("recall", "f1"):
+        # the collection's size bounds no simple random recall or F1 interval: the number of
+        # relevant documents is unknown
+        srs = _request(req.measure, "srs", req.theta, req.level, interval, "dirichlet", None,
+                       None)
+        return Unstratified(share(0), _segment_law(req, None, alpha, 0, 1),
+                            _segment_law(req, None, alpha, 2, 3), _srs_passes(srs),
+                            req.measure, key=srs)
+    srs = _request(req.measure, "srs", req.theta, req.level, interval, "dirichlet",
+                   req.population_size, sizes if req.finite else None)
+    segment = _SEGMENT[req.measure]
+    cells = (0, 1) if req.measure == "precision" else (3, 2)  # elusion: tn among n0
+    return Conditional(_segment_law(req, None, alpha, *cells), _srs_passes(srs), share(segment),
+                       most_trials=sizes[segment] if req.finite else None, key=srs)
 
 
 def _jeffreys(counts: tuple[int, int, int, int]) -> Array:

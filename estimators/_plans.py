@@ -134,9 +134,12 @@ class CertificationPlan:
     total_cost : float
         ``c1 n1 + c0 n0`` (stratified) or the test size; nan when unreachable.
     srs_test_size : int or None
-        Stratified design: the simple random test size planned for the same measure from
-        the same sample with the interval's simple-random-sampling counterpart (Dirichlet
-        posterior): its excess over ``test_size`` is the labels stratification saves.
+        Stratified design: the least simple random test set of the same collection (its
+        segments ``N1`` and ``N0``, finite or not) certifying the same measure at the same
+        target, level and power over the same posterior, with the interval's simple random
+        counterpart (recall and F1: ``clopper-pearson`` / ``jaccard-clopper-pearson`` for the
+        segment bounds, ``wald`` / ``delta`` for delta; precision and elusion: the same
+        interval); None when no size up to ``N1 + N0`` reaches the power.
     point_estimate : float
         The measure on the labelled sample (nan if undefined).
     assumptions : tuple of str
@@ -240,7 +243,8 @@ class CertificationPlan:
 
     @property
     def labels_saved(self) -> int | None:
-        """Stratified design: ``srs_test_size - test_size`` (None when either is missing)."""
+        """Stratified design: ``srs_test_size - test_size``, the labels stratification saves
+        (negative when it labels more; None when either size is missing)."""
         if self.srs_test_size is None or self.test_size is None:
             return None
         return self.srs_test_size - self.test_size

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from estimators import _validation as check
-from estimators._exact_power import _jeffreys, _problem
+from estimators._exact_power import _jeffreys, _problem, _simple_random_problem
 from estimators._planning_request import (
     _CELLS,
     _SEGMENT,
@@ -25,6 +25,7 @@ from estimators._size_search import (
     _allocation_search,
     _beyond,
     _delta_least_sizes,
+    _doubling,
     _Found,
     _limit,
     _single_search,
@@ -248,15 +249,21 @@ def _costs(value: Any) -> tuple[float, float]:
 
 def _srs_counterpart(counts: tuple[int, int, int, int], req: _Request, goal: float,
                      max_test_size: int) -> int | None:
-    """The simple random plan of the same measure with the interval's SRS counterpart."""
-    interval = _SRS_COUNTERPART.get((req.measure, req.interval), "clopper-pearson")
-    srs = _request(req.measure, "srs", req.theta, req.level, interval, "dirichlet", None, None)
-    alpha = _jeffreys(counts)
-    if _beyond(srs, _limit(srs, alpha, goal)):
-        return None
-    problem = _problem(srs, None, alpha)
-    assert isinstance(problem, Conditional)
-    return _single_search(problem, goal, max_test_size).size
+    """The least simple random test set of the stratified request's collection that certifies
+    the same measure at the same target, level and power (None: none within the collection).
+
+    Drawn from the same collection (its segments, finite or not) and planned over the same
+    posterior, with the interval's simple random counterpart (the same interval for precision
+    and elusion). Recall and F1: the least size found by doubling and bisection, as the
+    stratified total is; precision and elusion: the least size on the exact power curve.
+    """
+    interval = _SRS_COUNTERPART.get((req.measure, req.interval), req.interval)
+    problem = _simple_random_problem(req, _jeffreys(counts), interval)
+    assert req.segment_sizes is not None
+    cap = min(sum(req.segment_sizes), max_test_size)
+    if isinstance(problem, Conditional):
+        return _single_search(problem, goal, cap).size
+    return _doubling(lambda s: problem.power(s) >= goal, 1, cap)
 
 
 def _point_estimate(counts: tuple[int, int, int, int], measure: str) -> float:

@@ -19,8 +19,8 @@ from estimators._planning_request import _CELLS, _Request, _split
 from estimators._plans import PowerCurve
 from estimators.assurance import Conditional, Segments
 
-__all__ = ["_Found", "_allocation_search", "_beyond", "_delta_least_sizes", "_limit",
-           "_single_search"]
+__all__ = ["_Found", "_allocation_search", "_beyond", "_delta_least_sizes", "_doubling",
+           "_limit", "_single_search"]
 
 Array = NDArray[np.float64]
 

@@ -848,14 +848,6 @@ def test_plan_achieves_the_power_it_reports(measure, target, options):
         assert plan.curve.sizes.max() <= big
 
 
-def test_stratified_plan_reports_the_simple_random_plan_it_saves_on():
-    plan = certification_sample_size(CONFUSION, 0.5, measure="recall", design="stratified",
-                                     segment_sizes=STRATA)
-    srs = certification_sample_size(CONFUSION, 0.5, measure="recall")
-    assert plan.srs_test_size == srs.test_size
-    assert plan.labels_saved == srs.test_size - plan.test_size
-
-
 @pytest.mark.slow
 def test_finite_accuracy_plans_never_exceed_the_population_and_shrink_with_it():
     sizes = {}

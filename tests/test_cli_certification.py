@@ -230,8 +230,9 @@ def test_sample_size_text_of_a_stratified_plan(capsys):
     for line in (f"test size: {plan.test_size}",
                  f"allocation: n1={plan.retrieved_size} retrieved + n0={plan.unretrieved_size} "
                  f"unretrieved documents, total cost {plan.total_cost:g}",
-                 f"simple random sample of the same measure: {plan.srs_test_size} documents",
-                 f"stratification saves {plan.labels_saved} labels",
+                 f"power, posterior): {plan.srs_test_size} documents",
+                 # equal costs: the Bonferroni bound, not the cost, makes it label more
+                 f"stratification labels {-plan.labels_saved} more documents: its bound joins",
                  "segments N1=160 N0=840", "method: exact",
                  "  - the retrieved and unretrieved segments are sampled separately"):
         assert line in out, line
@@ -262,7 +263,9 @@ def test_sample_size_plot_is_a_deterministic_power_curve(tmp_path, capsys):
     argv = ["sample-size", *COUNTS, "--target", "0.8", "--measure", "accuracy"]
     first, second = tmp_path / "a.svg", tmp_path / "b.svg"
     assert main([*argv, "--plot", str(first)]) == 0
-    assert "test size: 112" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "test size: 112" in out
+    assert out.splitlines()[-1] == f"wrote the power curve to {first}"
     assert main([*argv, "--plot", str(second), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["plot"] == str(second)
     assert first.read_bytes() == second.read_bytes()
@@ -389,3 +392,48 @@ def test_sample_size_bad_input_is_one_line(tmp_path, capsys, argv, fragment):
     assert out == "" and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("evalcert: error: ") and fragment in err, err
     assert not any(p.suffix == ".svg" and p.is_file() for p in tmp_path.iterdir())
+
+
+def test_f1_table_columns_align_whatever_the_method_names(capsys):
+    assert main(["f1", *COUNTS, "--draws", "200"]) == 0
+    table = capsys.readouterr().out.splitlines()[1:-1]  # header and one row per method
+    assert len(table) == 1 + len(F1_METHODS_BY_DESIGN["srs"])
+    assert len({len(line) for line in table}) == 1, table
+    assert table[0].index("95% low") > max(len(m) for m in F1_METHODS_BY_DESIGN["srs"])
+    assert main(["f1", *COUNTS, "--method", "delta"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "method     95% low  95% high  LOSCI low"
+
+
+def test_f1_note_on_no_information_names_what_is_undefined_and_what_is_not(capsys):
+    zeros = ["--tp", "0", "--fp", "0", "--fn", "0", "--tn", "5", "--draws", "200"]
+    assert main(["f1", *zeros, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["intervals"]
+    undefined = [r["method"] for r in rows if r["low"] is None]
+    defined = [r["method"] for r in rows if r["low"] is not None]
+    assert undefined and defined  # both kinds exist, so the note must tell them apart
+    assert main(["f1", *zeros]) == 0
+    out = capsys.readouterr().out
+    note = " ".join(out[out.index("note: "):].split())
+    assert note == ("note: F1 is undefined when the sample holds no relevant and no retrieved "
+                    "document (tp=fp=fn=0); so are the intervals of "
+                    f"{', '.join(undefined)}; {', '.join(defined)} still give one, wide since "
+                    "the sample says next to nothing about F1.")
+    assert main(["f1", *zeros, "--method", undefined[0]]) == 0
+    assert " ".join(capsys.readouterr().out.split()).endswith(", and so is every interval.")
+    assert main(["f1", *zeros, "--method", defined[0]]) == 0
+    assert " ".join(capsys.readouterr().out.split()).endswith(
+        f"every method shown still gives an interval: {defined[0]}.")
+
+
+def test_sample_size_default_seed_is_short_and_reproduces_the_plan(capsys):
+    argv = ["sample-size", *COUNTS, "--target", "0.6", "--draws", "200"]
+    assert main([*argv, "--json"]) == 0
+    fresh = json.loads(capsys.readouterr().out)
+    assert 0 <= fresh["seed"] < 2**32
+    assert main([*argv, "--json", "--seed", str(fresh["seed"])]) == 0
+    assert json.loads(capsys.readouterr().out) == fresh
+    assert main(argv) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("method: "))
+    seed = int(line.rsplit("--seed ", 1)[1].rstrip(")"))
+    assert 0 <= seed < 2**32 and f"seed: {seed} " in line

@@ -25,6 +25,7 @@ import json
 import math
 import os
 import re
+import secrets
 import sys
 import textwrap
 from pathlib import Path
@@ -140,8 +141,9 @@ def add_command(commands: Any) -> None:
     plan.add_argument("--draws", type=draws, default=1000,
                       help=f"posterior draws of the Monte Carlo path (at least {MIN_DRAWS})")
     plan.add_argument("--seed", type=count, default=None,
-                      help="root seed of the Monte Carlo path (default: fresh entropy, "
-                           "reported in the output)")
+                      help="root seed of the Monte Carlo path (default: a fresh one in "
+                           "[0, 2**32), reported in the output: --seed with it reproduces the "
+                           "plan)")
     plan.add_argument("--relative-precision", type=positive_fraction, default=None, metavar="R",
                       help="Monte Carlo path: double the draws (up to --max-draws) until the "
                            "size's 95%% Monte Carlo interval is at most R times the size")
@@ -276,7 +278,8 @@ def _sample_size(args: argparse.Namespace) -> int:
             population_size=population, segment_sizes=segments, interval=args.interval,
             cost=None if args.cost is None else tuple(args.cost),
             confidence_level=args.confidence_level, power=args.power,
-            posterior=args.posterior, draws=args.draws, rng=args.seed,
+            posterior=args.posterior, draws=args.draws,
+            rng=secrets.randbelow(2**32) if args.seed is None else args.seed,  # short to retype
             relative_precision=args.relative_precision, max_draws=args.max_draws)
     except ValueError as error:
         raise UsageError(_in_option_names(str(error))) from None
@@ -296,6 +299,8 @@ def _sample_size(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
         return 0
     print("\n".join(_text(plan, args)))
+    if plot is not None:
+        print(f"wrote the power curve to {plot}")
     return 0
 
 
@@ -418,17 +423,41 @@ def _reachable_lines(plan: CertificationPlan) -> list[str]:
         lines.append(f"allocation: n1={plan.retrieved_size} retrieved + "
                      f"n0={plan.unretrieved_size} unretrieved documents, total cost "
                      f"{plan.total_cost:g}")
-        saved = plan.labels_saved
-        if plan.srs_test_size is None:
-            lines.append("simple random sample of the same measure: no size reaches the power")
-        else:
-            change = (f"saves {saved} labels" if saved is not None and saved >= 0 else
-                      f"labels {abs(saved or 0)} more documents (the allocation minimises the "
-                      "cost, not the labels)")
-            lines.append(f"simple random sample of the same measure: {plan.srs_test_size} "
-                         f"documents (infinite collection, Dirichlet posterior); "
-                         f"stratification {change}")
+        lines += _comparison_lines(plan)
     return lines
+
+
+def _comparison_lines(plan: CertificationPlan) -> list[str]:
+    """The stratified plan beside the simple random sample of the same collection."""
+    assert plan.segment_sizes is not None and plan.cost is not None
+    big1, big0 = plan.segment_sizes
+    drawn = (f"{big1 + big0} documents, without replacement" if plan.population_size is not None
+             else f"{big1 + big0} documents, treated as infinite")
+    same = (f"simple random sample of the same collection ({drawn}; same measure, target, "
+            f"level, power, posterior): ")
+    if plan.srs_test_size is None:
+        return [f"{same}no size up to {big1 + big0} reaches the power"]
+    lines = [f"{same}{plan.srs_test_size} documents"]
+    saved = plan.labels_saved
+    assert saved is not None
+    if saved >= 0:
+        return [*lines, f"stratification saves {saved} labels"]
+    c1, c0 = plan.cost
+    why = []
+    if plan.interval.startswith("segments-"):
+        side = 100.0 * (1.0 - (1.0 - plan.confidence_level) / 2.0)
+        why.append(f"its bound joins the two segments' {side:g}% bounds (Bonferroni) at their "
+                   f"worst corner, wider than the simple random sample's one "
+                   f"{100.0 * plan.confidence_level:g}% bound")
+    elif plan.interval == "delta":
+        why.append("the delta plan samples at least 5 expected documents of each kind in each "
+                   "segment, a floor the simple random sample has not")
+    if c1 != c0:
+        srs_cost = plan.srs_test_size * (c1 * big1 + c0 * big0) / (big1 + big0)
+        why.append(f"the allocation minimises the cost ({plan.total_cost:g}, against the "
+                   f"simple random sample's {srs_cost:g} on average), not the labels")
+    reason = "; ".join(why) if why else "sampling the segments separately does not pay here"
+    return [*lines, f"stratification labels {-saved} more documents: {reason}"]
 
 
 # --- the figure ----------------------------------------------------------------------------------
