@@ -14,7 +14,7 @@ import pytest
 from studies.cli.main import main
 from studies.engine import Grid, evaluate_claims, results_from_store, run
 from studies.report import write_report
-from studies.report.pages import TIMING_FIELDS, ademp_sections
+from studies.report.pages import TIMING_FIELDS, ademp_sections, untimed
 from studies.suite import get_study
 
 BINOMIAL = get_study("binomial_coverage")
@@ -119,10 +119,7 @@ def test_the_same_run_gives_byte_identical_reports(tmp_path, monkeypatch):
 
 def _untimed(data: bytes) -> bytes:
     """A page without its timing rows (the run's start, end and wall time)."""
-    text = data.decode("utf-8", errors="replace")
-    text = re.sub(r'<tr class="timing">.*?</tr>', "", text)
-    fields = "|".join(TIMING_FIELDS)
-    return re.sub(rf"^\| ({fields}) \|.*$", "", text, flags=re.M).encode()
+    return untimed(data.decode("utf-8", errors="replace")).encode()
 
 
 def test_study_report_command_writes_elsewhere_and_reports_verdicts(quick_run, tmp_path,

@@ -124,12 +124,21 @@ class Parser(argparse.ArgumentParser):
                 break  # what follows is positional
             option = word.split("=", 1)[0]
             if (len(option) < 2 or option[0] not in self.prefix_chars
-                    or self._negative_number_matcher.match(word)
+                    or _is_number(word)  # -1, -nan, -inf: a value given where argparse
+                    # saw an option; argparse's own error names the option that wanted it
                     or any(name.startswith(option) for name in known)):  # known or abbreviated
                 continue
             close = difflib.get_close_matches(option, unused, n=1)
             found.append(f"{option} (did you mean {close[0]}?)" if close else option)
         return f"unrecognized arguments: {', '.join(found)}" if found else ""
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def unit_interval(text: str) -> float:

@@ -66,7 +66,8 @@ from studies.report.tables import claims_table, headline_table
 from studies.report.tables import summaries as study_summaries
 from studies.suite import SUITE_FALSE_ALARM, claim_false_alarm, study_names
 
-__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "ademp_sections", "write_report"]
+__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "ademp_sections", "untimed",
+           "write_report"]
 
 ADEMP: tuple[str, ...] = ("Aims", "Data-generating mechanisms", "Estimands", "Methods",
                           "Performance measures")
@@ -592,6 +593,22 @@ def _grid_frame(meta: Mapping[str, Any], study: Study) -> pd.DataFrame:
 
 # Provenance fields that differ between two runs of the same command (the pages mark them).
 TIMING_FIELDS: tuple[str, ...] = ("run started", "run ended", "wall time")
+
+
+def untimed(text: str) -> str:
+    """A page (HTML or Markdown) without its timing rows: what two runs of one command share
+    byte for byte.
+
+    Examples
+    --------
+    >>> untimed('<tr class="timing"><td>wall time</td><td>3 s</td></tr><tr><td>grid</td>')
+    '<tr><td>grid</td>'
+    >>> untimed("| run ended | 2026-01-01 |\\n| grid | quick |")
+    '\\n| grid | quick |'
+    """
+    fields = "|".join(re.escape(field) for field in TIMING_FIELDS)
+    text = re.sub(r'<tr class="timing">.*?</tr>', "", text)
+    return re.sub(rf"^\| ({fields}) \|.*$", "", text, flags=re.M)
 
 
 def _provenance(meta: Mapping[str, Any], reproduce: str, state: str) -> dict[str, str]:

@@ -13,12 +13,13 @@ path and the exit status the command line gives.
 Examples
 --------
 The same run from Python and from the command line writes the same report, byte for byte
-(apart from report.json's ``timing``), since ``run_suite`` records the command line that
-reproduces it:
+apart from the timing rows (`studies.report.pages.untimed`), since ``run_suite`` records the
+command line that reproduces it:
 
 >>> import contextlib, filecmp, tempfile
 >>> from pathlib import Path
 >>> from studies.cli.main import main
+>>> from studies.report.pages import untimed
 >>> first, second = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
 >>> with contextlib.chdir(first):  # the same relative --out: the command is on the pages
 ...     published = run_suite(["binomial_coverage"], grid="quick", rng=5, workers=1,
@@ -34,7 +35,11 @@ binomial_coverage: 12 cells -> ...
 ...                  if p.suffix in (".html", ".md", ".csv", ".txt", ".gz"))
 >>> [name for name in written if name.endswith((".html", ".md"))]
 ['binomial_coverage.html', 'binomial_coverage.md', 'index.html', 'index.md', 'summary.md']
->>> filecmp.cmpfiles(first / "run", second / "run", written, shallow=False)[0] == written
+>>> tables = [name for name in written if not name.endswith((".html", ".md"))]
+>>> filecmp.cmpfiles(first / "run", second / "run", tables, shallow=False)[0] == tables
+True
+>>> all(untimed((first / "run" / name).read_text()) == untimed((second / "run" / name)
+...     .read_text()) for name in written)  # pages: all but the run's start, end, wall time
 True
 """
 
