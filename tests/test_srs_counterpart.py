@@ -131,6 +131,7 @@ def test_readme_matrix_is_compared_with_the_simple_random_sample_of_its_collecti
     assert plan.labels_saved == size - plan.test_size
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("measure", "theta"), [("precision", 0.6), ("elusion", 0.1)])
 def test_single_segment_plans_are_compared_with_the_simple_random_sample_of_their_collection(
         measure, theta):
@@ -168,6 +169,7 @@ def _stratified_text(capsys, theta, segments, *extra):
     return capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_cli_says_how_many_labels_stratification_saves(capsys):
     out = _stratified_text(capsys, 0.4, (1600, 8400))
     plan = _plan("f1", 0.4, (1600, 8400))

@@ -383,6 +383,7 @@ def test_each_claim_fails_on_a_method_broken_for_it():
         (v.claim.name, v.status) for v in verdicts]
 
 
+@pytest.mark.slow
 def test_the_quick_summary_puts_the_papers_numbers_beside_ours(quick):
     rows = pd.DataFrame(STUDY.summary(quick))
     assert len(rows.columns) == len(gb._row("x"))
@@ -402,6 +403,7 @@ def test_the_quick_summary_puts_the_papers_numbers_beside_ours(quick):
     assert set(selection["method"]) == set(gb.SELECTION_METHODS)
 
 
+@pytest.mark.slow
 def test_the_findings_read_their_numbers_from_the_run(quick):
     rows = STUDY.summary(quick)
     sentences = gb.findings(quick, rows)
