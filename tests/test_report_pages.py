@@ -277,3 +277,11 @@ def test_the_index_shows_a_failing_method_with_its_worst_value(tmp_path):
     assert f"coverage {worst['value']:.3g} (exact)" in by_method["wilson"][3]
     assert by_method["wald"][:2] == ("HOLDS", "HOLDS")
     assert 'href="binomial_coverage.html#claim-wilson-mean-near-nominal"' in index
+
+
+def test_a_study_without_claims_gets_its_page(tmp_path):
+    index = _report(dataclasses.replace(BINOMIAL, claims=()), tmp_path / "run").read_text()
+    page = (tmp_path / "run" / "binomial_coverage.html").read_text()
+    assert "Claims: none stated." in page and 'id="claim-' not in page
+    assert ">no claims</td>" in index
+    assert "## Claims and verdicts" in (tmp_path / "run" / "binomial_coverage.md").read_text()

@@ -373,7 +373,7 @@ def _html_table(frame: pd.DataFrame, *, status_column: str | None = None,
     and ``fold`` (where the full data are).
     """
     ids = [""] * len(frame)
-    if row_id:
+    if row_id in frame:
         ids = [f' id="{html.escape(str(v))}"' for v in frame[row_id]]
         frame = frame.drop(columns=[row_id])
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
@@ -773,7 +773,8 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         md += ["## Figures", ""]
         md += [f"![Figure {i}]({f['file']})\n\nFigure {i}. {f['caption']}\n"
                for i, f in enumerate(figures, start=1)]
-    md += ["## Claims and verdicts", "", _md_table(claims.drop(columns=["anchor"])), ""]
+    md += ["## Claims and verdicts", "",
+           _md_table(claims.drop(columns=["anchor"], errors="ignore")), ""]
     if not bands.empty:
         md += ["## Coverage by method and condition", "", BANDS_TEXT, "",
                _md_table(band_texts), ""]
