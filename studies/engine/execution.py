@@ -23,7 +23,7 @@ from typing import Any
 
 from studies.engine.tasks import Finished, Task, run_task
 
-__all__ = ["CONNECT_TIMEOUT", "WORKER_THREADS", "connect_dask", "execute"]
+__all__ = ["CONNECT_TIMEOUT", "WORKER_THREADS", "connect_dask", "execute", "process_pool"]
 
 CONNECT_TIMEOUT = "3s"
 # Local workers already use every core: a BLAS or OpenMP pool of its own in each worker would
@@ -105,18 +105,27 @@ def _check_picklable(tasks: Sequence[Task]) -> None:
                 "or run it with --workers 1.") from None
 
 
-def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[Finished, ...]]:
-    # forkserver, not fork: the coordinator may hold threads (a Dask client, a test runner's)
-    # and forking a threaded process can deadlock. Preloading makes each worker start warm.
-    _check_picklable(tasks)
+def process_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """A pool of ``workers`` local processes that ignore Ctrl-C and exit with this process.
+
+    Its processes come from a forkserver, not a fork of this process: the coordinator may
+    hold threads (a Dask client, a test runner's) and forking a threaded process can
+    deadlock. Preloading makes each process start warm, with single-threaded BLAS
+    (`WORKER_THREADS`).
+    """
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["studies.engine", "scipy.stats"])
     with _single_threaded_libraries():
         # the server (and so the workers it forks) reads them when it loads numpy's BLAS; a
         # forkserver already running keeps the settings it started with
         forkserver.ensure_running()
-    pool = cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+    return cf.ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
                                   initargs=(os.getpid(),))
+
+
+def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[Finished, ...]]:
+    _check_picklable(tasks)
+    pool = process_pool(workers)
     try:
         futures = [pool.submit(run_task, task) for task in tasks]
         for future in cf.as_completed(futures):

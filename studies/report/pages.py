@@ -66,8 +66,8 @@ from studies.report.tables import claims_table, headline_table
 from studies.report.tables import summaries as study_summaries
 from studies.suite import SUITE_FALSE_ALARM, claim_false_alarm, study_names
 
-__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "ademp_sections", "untimed",
-           "write_report"]
+__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "ademp_sections", "study_figures",
+           "untimed", "write_report"]
 
 ADEMP: tuple[str, ...] = ("Aims", "Data-generating mechanisms", "Estimands", "Methods",
                           "Performance measures")
@@ -707,19 +707,45 @@ def _tested(study: Study, result: StudyResult, meta: Mapping[str, Any]) -> str:
     return f"{_text(cells)} cells ({parameters}; {how}) of the methods {methods}"
 
 
+def study_figures(study: Study, result: StudyResult, *, run_dir: str | Path,
+                  summary: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """The SVG text of each figure a study declares, in order (`studies.report.figures.draw`).
+
+    Parameters
+    ----------
+    study : Study
+    result : StudyResult
+        Its results.
+    run_dir : path
+        The run directory (a zip plot of a stored result reads its estimates there).
+    summary : rows, optional
+        The study's summary rows (`studies.report.tables.summaries`), for its summary figures.
+
+    Returns
+    -------
+    list of str
+        One SVG document per figure, the same bytes in any process.
+    """
+    rows = summary if summary is not None else study_summaries({study.name: result},
+                                                               [study])[study.name]
+    return [draw(figure, study, result, figure_id=f"{study.name}-{index}", run_dir=run_dir,
+                 summary=rows if study.summary else None)
+            for index, figure in enumerate(study.figures, start=1)]
+
+
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                 meta: Mapping[str, Any], prov: Mapping[str, str], out: Path, run_dir: Path,
-                written: dict[str, str], summary_rows: Sequence[Mapping[str, Any]] | None
-                ) -> dict[str, Any]:
+                written: dict[str, str], summary_rows: Sequence[Mapping[str, Any]] | None,
+                drawn: Sequence[str] | None) -> dict[str, Any]:
     name = study.name
     doc = study.ademp
     sections = ademp_sections(doc)
     found = list(summary_rows) if summary_rows is not None else \
         study_summaries({name: result}, [study])[name]
+    if drawn is None:
+        drawn = study_figures(study, result, run_dir=run_dir, summary=found)
     figures = []
-    for index, figure in enumerate(study.figures, start=1):
-        svg = draw(figure, study, result, figure_id=f"{name}-{index}", run_dir=run_dir,
-                   summary=found if study.summary else None)
+    for index, (figure, svg) in enumerate(zip(study.figures, drawn, strict=True), start=1):
         _write(out / "figures" / f"{name}-{index}.svg", svg, written)
         inline = svg[svg.index("<svg"):]  # an XML prolog or doctype is not valid inside HTML
         figures.append({"svg": Markup(inline), "caption": figure.caption,
@@ -876,7 +902,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
                  verdicts: Mapping[str, Sequence[Verdict]], *,
                  out: str | Path | None = None,
                  summaries: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
-                 comparison: Comparison | None = None) -> Path:
+                 comparison: Comparison | None = None,
+                 figures: Mapping[str, Sequence[str]] | None = None) -> Path:
     """Write the report of a run (see the module docstring); returns ``index.html``'s path.
 
     Parameters
@@ -898,6 +925,9 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     comparison : Comparison, optional
         The run compared with a baseline (`studies.report.compare`), shown on the index page
         and kept in report.json.
+    figures : mapping of str to sequence of str, optional
+        Studies' figures drawn already (`study_figures`, in other processes while the run
+        went on); the others are drawn here.
     """
     stored = run_dir if isinstance(run_dir, StoredRun) else read_run(run_dir, results=results)
     run_dir, meta, state = stored.directory, stored.metadata, stored.state
@@ -909,7 +939,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
                        state.describe())
     written: dict[str, str] = {}
     rows = [_study_page(s, results[s.name], verdicts.get(s.name, ()), meta, prov, target,
-                        run_dir, written, (summaries or {}).get(s.name))
+                        run_dir, written, (summaries or {}).get(s.name),
+                        (figures or {}).get(s.name))
             for s in studies if s.name in results]
     counts = {s: sum(v.status == s for found in verdicts.values() for v in found)
               for s in STATUSES}

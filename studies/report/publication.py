@@ -45,6 +45,7 @@ True
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,14 +59,16 @@ from studies.engine import (
     Grid,
     RunResults,
     Study,
+    StudyResult,
     Verdict,
     evaluate_claims,
     run,
 )
+from studies.engine.execution import process_pool
 from studies.engine.reading import StoredRun, read_run
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
-from studies.report.pages import write_report
+from studies.report.pages import study_figures, write_report
 from studies.report.tables import write_tables
 from studies.suite import claim_false_alarm, get_study, study_names
 
@@ -155,15 +158,55 @@ def _baseline(baseline: str | os.PathLike[str] | Results | None) -> Results | No
         raise ValueError(f"`baseline`: {error}") from None
 
 
+class _Drawing:
+    """Draws finished studies' figures in local worker processes while the run goes on.
+
+    Figures are most of a report's cost (matplotlib lays out every panel): drawn as each
+    study finishes, in ``workers`` processes beside the run's own, they share the cores with
+    the run instead of following it. A study with packed groups (an exact grid of up to
+    millions of cells) is drawn in this process at the end, since sending its results to
+    another process would copy them. The SVG text is the same in any process.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self._workers = workers
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._drawn: dict[str, cf.Future[list[str]]] = {}
+
+    def submit(self, study: Study, result: StudyResult, run_dir: Path,
+               summary: Sequence[Mapping[str, Any]]) -> None:
+        if self._workers <= 1 or result.groups or not study.figures:
+            return
+        if self._pool is None:
+            self._pool = process_pool(self._workers)
+        # an absolute path: the pool's processes keep the directory they started in
+        self._drawn[study.name] = self._pool.submit(study_figures, study, result,
+                                                    run_dir=run_dir.resolve(),
+                                                    summary=list(summary))
+
+    def figures(self) -> dict[str, list[str]]:
+        """Every submitted study's figures (waiting for them); the pool is then closed."""
+        try:
+            return {name: future.result() for name, future in self._drawn.items()}
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
 def _finish(run: StoredRun, studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]],
             summaries: Mapping[str, Sequence[Mapping[str, Any]]], baseline: Results | None,
-            out: Path | None, unknown: Sequence[str]) -> Publication:
+            out: Path | None, unknown: Sequence[str],
+            figures: Mapping[str, Sequence[str]] | None = None) -> Publication:
     """Compare with the baseline and write the report: what both entry points end with."""
     ordered = {name: tuple(verdicts[name]) for name in run.results if name in verdicts}
     comparison = (compare(baseline, load_results(run, verdicts=ordered))
                   if baseline is not None else None)
     index = write_report(run, studies, run.results, ordered, out=out, summaries=summaries,
-                         comparison=comparison)
+                         comparison=comparison, figures=figures)
     return Publication(run, tuple(studies), ordered, comparison, index, tuple(unknown))
 
 
@@ -274,16 +317,27 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
     summaries: dict[str, list[dict[str, Any]]] = {}
     grid_name = grid if isinstance(grid, str) else None
 
+    by_name = {study.name: study for study in chosen}
+    # figures drawn beside the run on local workers; on a cluster or in process, at the end
+    drawing = _Drawing(0 if scheduler is not None else workers or os.cpu_count() or 1)
+
     def finished(found: RunResults) -> None:
         judged = judge(found, chosen, grid_name)
         verdicts.update(judged)
-        summaries.update(write_tables(found, target, chosen, judged))
+        written = write_tables(found, target, chosen, judged)
+        summaries.update(written)
+        for name, result in found.items():
+            drawing.submit(by_name[name], result, target, written[name])
 
     if command is None:
         command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
                            resume)
-    results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler, out=target,
-                  resume=resume, methods=methods, on_cell=on_cell, on_task=on_task,
-                  on_study=finished, command=command)
+    try:
+        results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
+                      out=target, resume=resume, methods=methods, on_cell=on_cell,
+                      on_task=on_task, on_study=finished, command=command)
+        figures = drawing.figures()
+    finally:
+        drawing.close()
     return _finish(read_run(target, results=results), chosen, verdicts, summaries, base, None,
-                   ())
+                   (), figures)
