@@ -210,3 +210,34 @@ def test_stopping_index_takes_first_crossing_or_last():
     estimates = np.zeros((2, N_CLASSIFIERS))
     estimates[0, [4, 7]] = 0.8
     assert stopping_index(estimates, 0.75).tolist() == [4, N_CLASSIFIERS - 1]
+
+
+def _rates_at_stop(rho: float, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """Stopped classifiers and their reused-set counts, n = 200, prevalence 0.3."""
+    params = {"n": 200, "prevalence": 0.3, "rho": rho, "theta": theta, "n_cert": 100}
+    stopped, reused, _ = SEQUENTIAL.generate(params, 4_000, rng=3).data
+    return stopped, reused
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.9])
+@pytest.mark.parametrize(("theta", "k"), [(0.0, 0), (1.1, -1)])
+def test_sequential_counts_have_each_classifiers_rates(rho, theta, k):
+    # theta = 0 stops every replicate at the first classifier, 1.1 at the last: the counts
+    # there have that classifier's recall F_k and false-positive rate s_k (4 SE)
+    from studies.suite.bias_sequential import N_CLASSIFIERS, true_f1
+
+    stopped, counts = _rates_at_stop(rho, theta)
+    assert (stopped == range(N_CLASSIFIERS)[k]).all() and (counts.sum(axis=1) == 200).all()
+    tp, fp, fn, tn = counts.sum(axis=0)
+    f1 = true_f1()[k]
+    for hits, trials, rate in ((tp, tp + fn, f1), (fp, fp + tn, 0.3 * (1 - f1) / 0.7)):
+        assert abs(hits / trials - rate) < 4 * np.sqrt(rate * (1 - rate) / trials)
+
+
+def test_sequential_binomial_counts_match_independent_documents():
+    # rho = 0 draws each classifier's counts as binomials; a tiny rho draws every document's
+    # flags: the stopped classifier has the same law (chi-square over the stopping index)
+    stopped = [_rates_at_stop(rho, 0.75)[0] for rho in (0.0, 1e-9)]
+    table = np.array([np.bincount(s, minlength=30) for s in stopped])
+    table = table[:, table.sum(axis=0) > 0]
+    assert stats.chi2_contingency(table).pvalue > 1e-3

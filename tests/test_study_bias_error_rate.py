@@ -83,13 +83,27 @@ def test_closed_forms_match_brute_force_refits():
             _wrong(*_refit(X[r], y, ~test), X[r], y)[test].mean())
 
 
+def test_order_free_estimates_do_not_depend_on_the_order_of_the_points():
+    # generate lays class 0 first; the estimators also take the classes in any order
+    data = get_study(NAME).generate(
+        {"n": 12, "d": 3, "delta": 2.0, "prior": 0.5, "resamples": 10}, 4, rng=5).data
+    order = np.random.default_rng(1).permutation(12)
+    X, y = data.X[:, order], data.y[order]
+    assert y[0] == 1  # class 1 comes first somewhere: the order matters
+    for estimator in (apparent, leave_one_out):
+        np.testing.assert_allclose(estimator(X, y), estimator(data.X, data.y), rtol=1e-12)
+    np.testing.assert_allclose(loo_target(X, y, 2.0), loo_target(data.X, data.y, 2.0),
+                               rtol=1e-12)
+
+
 def test_e0_matches_a_loop_over_resamples():
     data = get_study(NAME).generate(
         {"n": 12, "d": 2, "delta": 1.0, "prior": 0.5, "resamples": 15}, 3, rng=6).data
     X, y = data.X, data.y
     gen = np.random.default_rng(9)  # the same draws, in the same order, as bootstrap_e0
-    w0 = gen.multinomial(6, np.full(6, 1 / 6), size=(3, 15))
-    w1 = gen.multinomial(6, np.full(6, 1 / 6), size=(3, 15))
+    # each resample draws 6 points of a class at random, with replacement: w counts them
+    w0, w1 = (np.array([np.bincount(picks, minlength=6) for picks in
+                        gen.integers(0, 6, size=(45, 6))]).reshape(3, 15, 6) for _ in range(2))
     got = bootstrap_e0(X, y, resamples=15, rng=9)
     for r in range(3):
         wrong = out = 0

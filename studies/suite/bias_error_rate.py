@@ -87,7 +87,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -146,14 +146,34 @@ class TrainingSamples:
     true_error: Array
     bootstrap_seed: int
     resamples: int
-    _cache: dict[str, Array] = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def _once(self, name: str, compute: Callable[[], Any]) -> Any:
+        if name not in self._cache:
+            self._cache[name] = compute()
+        return self._cache[name]
+
+    def geometry(self) -> _Geometry:
+        """The inner products of the points and class means, computed once."""
+        geometry: _Geometry = self._once("geometry", lambda: _geometry(self.X, self.y))
+        return geometry
+
+    def apparent(self) -> Array:
+        """The apparent errors, computed once (``apparent`` and ``b632`` share them)."""
+        errors: Array = self._once("apparent",
+                                   lambda: _loo_errors(self.geometry(), leave_out=False))
+        return errors
+
+    def leave_one_out(self) -> Array:
+        """The leave-one-out errors, computed once (``loo`` and ``loo_vs_n_minus_1``)."""
+        errors: Array = self._once("loo", lambda: _loo_errors(self.geometry(), leave_out=True))
+        return errors
 
     def e0(self) -> Array:
         """The e0 bootstrap estimates, computed once (``e0`` and ``b632`` share them)."""
-        if "e0" not in self._cache:
-            self._cache["e0"] = bootstrap_e0(self.X, self.y, resamples=self.resamples,
-                                             rng=self.bootstrap_seed)
-        return self._cache["e0"]
+        errors: Array = self._once("e0", lambda: bootstrap_e0(
+            self.X, self.y, resamples=self.resamples, rng=self.bootstrap_seed))
+        return errors
 
 
 def _sqnorm(a: Array) -> Array:
@@ -162,7 +182,8 @@ def _sqnorm(a: Array) -> Array:
 
 def _dot(points: Array, vectors: Array) -> Array:
     """``x_i . v`` for points (R, n, d) and one vector per replicate (R, d): shape (R, n)."""
-    return np.einsum("rnd,rd->rn", points, vectors)
+    product: Array = np.matmul(points, vectors[:, :, None])[..., 0]
+    return product
 
 
 def _class_errors(m1sq: Array, m0sq: Array, m1m0: Array, m1mu: Array, m0mu: Array,
@@ -182,7 +203,41 @@ def _class_errors(m1sq: Array, m0sq: Array, m1m0: Array, m1mu: Array, m0mu: Arra
 
 
 def _split(X: Array, y: NDArray[np.int64]) -> tuple[Array, Array]:
+    """The points of class 0 and of class 1: views when class 0 comes first (`generate`)."""
+    n0 = int(np.count_nonzero(y == 0))
+    if (y[:n0] == 0).all():
+        return X[:, :n0], X[:, n0:]
     return X[:, y == 0], X[:, y == 1]
+
+
+class _Geometry(NamedTuple):
+    """Inner products of one sample set: all the closed forms need (suffix: class, mean).
+
+    ``sq0``, ``sq1``: ``||x||^2`` of each point of class 0, 1, shape (R, n_c); ``x00`` =
+    ``x . m0`` for class-0 points, ``x01`` = ``x . m1``, ``x10``, ``x11`` likewise; ``m0``,
+    ``m1``: class means (R, d); ``m00`` = ``||m0||^2``, ``m11``, ``m01`` = ``m0 . m1`` (R,).
+    """
+
+    sq0: Array
+    sq1: Array
+    x00: Array
+    x01: Array
+    x10: Array
+    x11: Array
+    m0: Array
+    m1: Array
+    m00: Array
+    m11: Array
+    m01: Array
+
+
+def _geometry(X: Array, y: NDArray[np.int64]) -> _Geometry:
+    """The `_Geometry` of samples ``X`` (R, n, d) with labels ``y``."""
+    X0, X1 = _split(X, y)
+    m0, m1 = X0.mean(axis=1), X1.mean(axis=1)
+    return _Geometry(sq0=_sqnorm(X0), sq1=_sqnorm(X1), x00=_dot(X0, m0), x01=_dot(X0, m1),
+                     x10=_dot(X1, m0), x11=_dot(X1, m1), m0=m0, m1=m1, m00=_sqnorm(m0),
+                     m11=_sqnorm(m1), m01=np.einsum("rd,rd->r", m0, m1))
 
 
 def true_errors(X: Array, y: NDArray[np.int64], delta: float, prior: float) -> Array:
@@ -220,30 +275,30 @@ def _tie_aware_wrong(d0: Array, d1: Array, label: int) -> Array:
 
 def _sqdist(points: Array, means: Array) -> Array:
     """Squared distances of points (R, n, d) to one mean per replicate (R, d)."""
-    return _sqnorm(points - means[:, None, :])
+    return _sqnorm(points) - 2.0 * _dot(points, means) + _sqnorm(means)[:, None]
 
 
-def _loo_errors(X: Array, y: NDArray[np.int64], *, leave_out: bool) -> Array:
-    X0, X1 = _split(X, y)
-    m0, m1 = X0.mean(axis=1), X1.mean(axis=1)
-    n0, n1 = X0.shape[1], X1.shape[1]
+def _loo_errors(g: _Geometry, *, leave_out: bool) -> Array:
+    n0, n1 = g.sq0.shape[1], g.sq1.shape[1]
     # removing x_i from its class c scales its distance to m_c by n_c / (n_c - 1)
     s0 = (n0 / (n0 - 1)) ** 2 if leave_out else 1.0
     s1 = (n1 / (n1 - 1)) ** 2 if leave_out else 1.0
-    wrong0 = _tie_aware_wrong(s0 * _sqdist(X0, m0), _sqdist(X0, m1), 0)
-    wrong1 = _tie_aware_wrong(_sqdist(X1, m0), s1 * _sqdist(X1, m1), 1)
-    errors: Array = (wrong0.sum(axis=1) + wrong1.sum(axis=1)) / (n0 + n1)
+    m00, m11 = g.m00[:, None], g.m11[:, None]
+    wrong0 = _tie_aware_wrong(s0 * (g.sq0 - 2.0 * g.x00 + m00), g.sq0 - 2.0 * g.x01 + m11, 0)
+    wrong1 = _tie_aware_wrong(g.sq1 - 2.0 * g.x10 + m00, s1 * (g.sq1 - 2.0 * g.x11 + m11), 1)
+    errors: Array = (np.count_nonzero(wrong0, axis=1) + np.count_nonzero(wrong1, axis=1)) / (
+        n0 + n1)
     return errors
 
 
 def apparent(X: Array, y: NDArray[np.int64]) -> Array:
     """Resubstitution error: the rule fitted on each sample, tested on the same sample."""
-    return _loo_errors(X, y, leave_out=False)
+    return _loo_errors(_geometry(X, y), leave_out=False)
 
 
 def leave_one_out(X: Array, y: NDArray[np.int64]) -> Array:
     """Leave-one-out error in closed form (no refit loop; see the module docstring)."""
-    return _loo_errors(X, y, leave_out=True)
+    return _loo_errors(_geometry(X, y), leave_out=True)
 
 
 def holdout(X: Array, y: NDArray[np.int64]) -> Array:
@@ -263,7 +318,7 @@ def _fold_means(Xc: Array, folds: int) -> tuple[Array, NDArray[np.int64]]:
     n_c = Xc.shape[1]
     fold = np.arange(n_c) % folds
     onehot = (fold[:, None] == np.arange(folds)[None, :]).astype(np.float64)
-    fold_sums = np.einsum("rnd,nk->rkd", Xc, onehot)
+    fold_sums = np.matmul(onehot.T, Xc)
     counts = onehot.sum(axis=0)
     means = (Xc.sum(axis=1)[:, None, :] - fold_sums) / (n_c - counts)[None, :, None]
     return means, fold
@@ -271,7 +326,7 @@ def _fold_means(Xc: Array, folds: int) -> tuple[Array, NDArray[np.int64]]:
 
 def _sqdist_to_fold(points: Array, fold: NDArray[np.int64], means: Array) -> Array:
     """Squared distance of each point to the training mean of its own fold."""
-    cross = np.einsum("rnd,rkd->rnk", points, means)
+    cross = np.matmul(points, means.transpose(0, 2, 1))
     own = np.take_along_axis(cross, np.broadcast_to(fold[None, :, None], (*cross.shape[:2], 1)),
                              axis=2)[..., 0]
     return _sqnorm(points) - 2.0 * own + _sqnorm(means)[:, fold]
@@ -290,22 +345,36 @@ def cross_validation(X: Array, y: NDArray[np.int64], folds: int = FOLDS) -> Arra
     return errors
 
 
+def _resample_counts(gen: np.random.Generator, size: int, rows: int) -> NDArray[np.int64]:
+    """Times each of ``size`` points is drawn in a resample of ``size`` draws, (rows, size).
+
+    Multinomial(``size``, uniform) counts, tallied from ``size`` uniform indices per row.
+    """
+    picks = gen.integers(0, size, size=(rows, size))
+    picks += np.arange(rows)[:, None] * size  # each row tallies into its own bins
+    return np.bincount(picks.ravel(), minlength=rows * size).reshape(rows, size)
+
+
 def _bootstrap_chunk(X0: Array, X1: Array, resamples: int, gen: np.random.Generator
                      ) -> Array:
-    """e0 of a block of replicates: stratified multinomial weights, pooled out-of-bag error."""
+    """e0 of a block of replicates: stratified resample counts, pooled out-of-bag error.
+
+    Each resample's rule says class 1 iff ``s(x) = x . (m1* - m0*) - (||m1*||^2 -
+    ||m0*||^2) / 2 >= 0``, half the difference of the squared distances to the resample means.
+    """
     r, n0, _ = X0.shape
     n1 = X1.shape[1]
-    w0 = gen.multinomial(n0, np.full(n0, 1.0 / n0), size=(r, resamples)).astype(np.float64)
-    w1 = gen.multinomial(n1, np.full(n1, 1.0 / n1), size=(r, resamples)).astype(np.float64)
+    w0 = _resample_counts(gen, n0, r * resamples).reshape(r, resamples, n0)
+    w1 = _resample_counts(gen, n1, r * resamples).reshape(r, resamples, n1)
     star0, star1 = w0 @ X0 / n0, w1 @ X1 / n1  # resample means, (r, B, d)
-    points = np.concatenate([X0, X1], axis=1)
-    norms = _sqnorm(points)[:, :, None]
-    d0 = norms - 2.0 * points @ star0.transpose(0, 2, 1) + _sqnorm(star0)[:, None, :]
-    d1 = norms - 2.0 * points @ star1.transpose(0, 2, 1) + _sqnorm(star1)[:, None, :]
-    wrong = np.concatenate([_tie_aware_wrong(d0[:, :n0], d1[:, :n0], 0),
-                            _tie_aware_wrong(d0[:, n0:], d1[:, n0:], 1)], axis=1)
-    out = np.concatenate([w0 == 0, w1 == 0], axis=2).transpose(0, 2, 1)  # (r, n, B)
-    pooled: Array = (wrong & out).sum(axis=(1, 2)) / out.sum(axis=(1, 2))
+    normal = star1 - star0
+    offset = ((_sqnorm(star1) - _sqnorm(star0)) / 2.0)[:, :, None]
+    # the out-of-bag points' scores, (r, B, n_c); ties go to class 1 (`_tie_aware_wrong`)
+    wrong0 = (normal @ X0.transpose(0, 2, 1) >= offset) & (w0 == 0)
+    wrong1 = (normal @ X1.transpose(0, 2, 1) < offset) & (w1 == 0)
+    out = np.count_nonzero(w0 == 0, axis=(1, 2)) + np.count_nonzero(w1 == 0, axis=(1, 2))
+    pooled: Array = (np.count_nonzero(wrong0, axis=(1, 2))
+                     + np.count_nonzero(wrong1, axis=(1, 2))) / out
     return pooled
 
 
@@ -327,19 +396,34 @@ def bootstrap_e0(X: Array, y: NDArray[np.int64], *, resamples: int, rng: Any = N
     return np.concatenate(parts)
 
 
-def _without_point(points: Array, own: Array, other: Array, own_mu: Array, m1m0: Array
+def _without_point(sq: Array, own_dot: Array, other_dot: Array, own_mu: Array,
+                   points_mu: Array, own_sq: Array, m1m0: Array
                    ) -> tuple[Array, Array, Array]:
     """``||m_c'||^2``, ``m_c' . m_other`` and ``m_c' . e_1`` after removing each point of class c.
 
-    With ``a = 1 / (n_c - 1)``, ``m_c' = (1 + a) m_c - a x``; everything follows from ``x . m_c``,
-    ``x . m_other``, ``x . e_1`` and ``||x||^2``, with no (R, n, d) copy per left-out point.
+    With ``a = 1 / (n_c - 1)``, ``m_c' = (1 + a) m_c - a x``; everything follows from ``x . m_c``
+    (``own_dot``), ``x . m_other``, ``x . e_1`` (``points_mu``) and ``||x||^2`` (``sq``), with
+    no (R, n, d) copy per left-out point.
     """
-    a = 1.0 / (points.shape[1] - 1)
-    own_sq = _sqnorm(own)[:, None]
-    sq = (1 + a) ** 2 * own_sq - 2 * a * (1 + a) * _dot(points, own) + a * a * _sqnorm(points)
-    cross = (1 + a) * m1m0 - a * _dot(points, other)
-    mu = (1 + a) * own_mu - a * points[..., 0]
-    return sq, cross, mu
+    a = 1.0 / (sq.shape[1] - 1)
+    moved_sq = (1 + a) ** 2 * own_sq - 2 * a * (1 + a) * own_dot + a * a * sq
+    cross = (1 + a) * m1m0 - a * other_dot
+    mu = (1 + a) * own_mu - a * points_mu
+    return moved_sq, cross, mu
+
+
+def _loo_target(X: Array, y: NDArray[np.int64], g: _Geometry, delta: float) -> Array:
+    X0, X1 = _split(X, y)
+    m1m0 = g.m01[:, None]
+    m0mu, m1mu = g.m0[:, :1], g.m1[:, :1]
+    m00, m11 = g.m00[:, None], g.m11[:, None]
+    half = delta / 2.0
+    sq0, cross0, mu0 = _without_point(g.sq0, g.x00, g.x01, m0mu, X0[..., 0], m00, m1m0)
+    _, e0 = _class_errors(m11, sq0, cross0, m1mu, mu0, half)
+    sq1, cross1, mu1 = _without_point(g.sq1, g.x11, g.x10, m1mu, X1[..., 0], m11, m1m0)
+    e1, _ = _class_errors(sq1, m00, cross1, mu1, m0mu, half)
+    target: Array = (e0.sum(axis=1) + e1.sum(axis=1)) / y.size
+    return target
 
 
 def loo_target(X: Array, y: NDArray[np.int64], delta: float) -> Array:
@@ -348,17 +432,7 @@ def loo_target(X: Array, y: NDArray[np.int64], delta: float) -> Array:
     ``e_{y_i}(h_{-i})`` is the true error, on the class of ``x_i``, of the rule fitted without
     ``x_i`` (`_class_errors` with the means updated by `_without_point`).
     """
-    X0, X1 = _split(X, y)
-    m0, m1 = X0.mean(axis=1), X1.mean(axis=1)
-    m1m0 = np.einsum("rd,rd->r", m1, m0)[:, None]
-    m0mu, m1mu = m0[:, :1], m1[:, :1]
-    half = delta / 2.0
-    sq0, cross0, mu0 = _without_point(X0, m0, m1, m0mu, m1m0)
-    _, e0 = _class_errors(_sqnorm(m1)[:, None], sq0, cross0, m1mu, mu0, half)
-    sq1, cross1, mu1 = _without_point(X1, m1, m0, m1mu, m1m0)
-    e1, _ = _class_errors(sq1, _sqnorm(m0)[:, None], cross1, mu1, m0mu, half)
-    target: Array = (e0.sum(axis=1) + e1.sum(axis=1)) / y.size
-    return target
+    return _loo_target(X, y, _geometry(X, y), delta)
 
 
 def _class_sizes(params: Params) -> tuple[int, int]:
@@ -402,19 +476,27 @@ def wrap_method(estimator: Callable[[Array, NDArray[np.int64]], Any]) -> Method:
     return functools.partial(_deviation, estimator)
 
 
+def _apparent(data: TrainingSamples, params: Params) -> Estimates:
+    return Estimates(estimate=data.apparent() - data.true_error)
+
+
+def _loo(data: TrainingSamples, params: Params) -> Estimates:
+    return Estimates(estimate=data.leave_one_out() - data.true_error)
+
+
 def _e0(data: TrainingSamples, params: Params) -> Estimates:
     return Estimates(estimate=data.e0() - data.true_error)
 
 
 def _b632(data: TrainingSamples, params: Params) -> Estimates:
     weight = 1.0 - math.exp(-1.0)  # .632: the chance a point is in a bootstrap resample
-    rule = (1.0 - weight) * apparent(data.X, data.y) + weight * data.e0()
+    rule = (1.0 - weight) * data.apparent() + weight * data.e0()
     return Estimates(estimate=rule - data.true_error)
 
 
 def _loo_vs_n_minus_1(data: TrainingSamples, params: Params) -> Estimates:
-    return Estimates(estimate=leave_one_out(data.X, data.y) - loo_target(
-        data.X, data.y, data.delta))
+    return Estimates(estimate=data.leave_one_out() - _loo_target(
+        data.X, data.y, data.geometry(), data.delta))
 
 
 def _true_error(data: TrainingSamples, params: Params) -> Estimates:
@@ -505,10 +587,10 @@ STUDY = Study(
     truth=truth,
     generate=generate,
     methods={
-        "apparent": wrap_method(apparent),
+        "apparent": _apparent,
         "holdout": wrap_method(holdout),
         "cv10": wrap_method(cross_validation),
-        "loo": wrap_method(leave_one_out),
+        "loo": _loo,
         "e0": _e0,
         "b632": _b632,
         "loo_vs_n_minus_1": _loo_vs_n_minus_1,

@@ -21,6 +21,9 @@ Data-generating mechanisms
     sequence (``rho = 0``: independent draws per classifier, the simpler approximation;
     ``rho = 0.9``: mostly the same documents are missed). If no estimate reaches ``theta``,
     training ends at ``K``. The certification set has ``n_cert`` documents, drawn afresh.
+    With ``rho = 0`` the flags are independent, so each classifier's counts are drawn as
+    binomials given the number of relevant documents (the same law); with ``rho > 0`` the
+    scores are drawn document by document, for the replicates still training.
     Quick grid: ``n`` 200, 500 x ``pi`` 0.2, 0.3 x ``rho`` 0, 0.9, ``theta = 0.75``,
     ``n_cert = 1000`` (8 cells, 5,000 replicates). Full grid: ``n`` 100-1,000 x ``pi``
     0.05-0.5 x ``rho`` 0, 0.5, 0.9 x ``theta`` 0.7, 0.75 (96 cells, 10,000 replicates).
@@ -90,22 +93,59 @@ def _rates(f1: Array, prevalence: float) -> tuple[Array, Array]:
     return f1, prevalence * (1.0 - f1) / (1.0 - prevalence)
 
 
-def _counts(rng: np.random.Generator, params: Params, n_replicates: int) -> IntArray:
-    """Counts ``(tp, fp, fn, tn)`` of every classifier on the reused test set, (R, K, 4)."""
-    n, pi, rho = int(params["n"]), float(params["prevalence"]), float(params["rho"])
+def _independent_counts(rng: np.random.Generator, params: Params, n_replicates: int
+                        ) -> IntArray:
+    """Counts ``(tp, fp, fn, tn)`` of every classifier when ``rho = 0``, (R, K, 4).
+
+    The documents' flags are then independent across documents and classifiers, so each
+    classifier's counts are binomial given the number of relevant documents: ``tp_k ~
+    Bin(n_rel, F_k)``, ``fp_k ~ Bin(n - n_rel, s_k)``.
+    """
+    n, pi = int(params["n"]), float(params["prevalence"])
     recall, false_rate = _rates(true_f1(), pi)
+    n_rel = rng.binomial(n, pi, size=(n_replicates, 1))
+    tp = rng.binomial(n_rel, recall, size=(n_replicates, N_CLASSIFIERS))
+    fp = rng.binomial(n - n_rel, false_rate, size=(n_replicates, N_CLASSIFIERS))
+    return np.stack([tp, fp, n_rel - tp, n - n_rel - fp], axis=2)
+
+
+def _stop(rng: np.random.Generator, params: Params, n_replicates: int
+          ) -> tuple[IntArray, IntArray]:
+    """The stopped classifier of each replicate and its counts on the reused test set.
+
+    Classifiers are tested in turn (Bagdouri et al. 2013, section 3); a replicate leaves the
+    sequence once its estimate reaches ``theta``, so the documents' scores are drawn only for
+    the replicates still training. A document is flagged when ``Phi(rho z + sqrt(1 - rho^2)
+    e) < rate``, that is when ``rho z + sqrt(1 - rho^2) e < Phi^-1(rate)``.
+    """
+    n, pi, rho = int(params["n"]), float(params["prevalence"]), float(params["rho"])
+    theta = float(params["theta"])
+    if rho == 0.0:
+        counts = _independent_counts(rng, params, n_replicates)
+        stopped = stopping_index(_f1(counts), theta)
+        return stopped, counts[np.arange(n_replicates), stopped]
+    recall, false_rate = _rates(true_f1(), pi)
+    above_relevant, above_other = special.ndtri(recall), special.ndtri(false_rate)
     relevant = rng.random((n_replicates, n)) < pi
     shared = rho * rng.standard_normal((n_replicates, n))
-    out = np.empty((n_replicates, N_CLASSIFIERS, 4), dtype=np.int64)
-    n_rel = relevant.sum(axis=1)
+    n_rel = np.count_nonzero(relevant, axis=1)
+    active = np.arange(n_replicates)  # the replicates still training
+    stopped = np.full(n_replicates, N_CLASSIFIERS - 1)
+    at_stop = np.empty((n_replicates, 4), dtype=np.int64)
     for k in range(N_CLASSIFIERS):  # a loop over classifiers; documents and replicates are arrays
-        score = special.ndtr(shared + math.sqrt(1.0 - rho * rho)
-                             * rng.standard_normal((n_replicates, n)))
-        flagged = score < np.where(relevant, recall[k], false_rate[k])
-        tp = (flagged & relevant).sum(axis=1)
-        fp = flagged.sum(axis=1) - tp
-        out[:, k] = np.stack([tp, fp, n_rel - tp, n - n_rel - fp], axis=1)
-    return out
+        if not active.size:
+            break
+        score = shared + math.sqrt(1.0 - rho * rho) * rng.standard_normal(shared.shape)
+        flagged = score < np.where(relevant, above_relevant[k], above_other[k])
+        tp = np.count_nonzero(flagged & relevant, axis=1)
+        fp = np.count_nonzero(flagged, axis=1) - tp
+        counts = np.stack([tp, fp, n_rel - tp, n - n_rel - fp], axis=1)
+        done = _f1(counts) >= theta if k < N_CLASSIFIERS - 1 else np.ones(tp.size, np.bool_)
+        stopped[active[done]] = k
+        at_stop[active[done]] = counts[done]
+        going = ~done
+        active, shared, relevant, n_rel = (a[going] for a in (active, shared, relevant, n_rel))
+    return stopped, at_stop
 
 
 def _fresh_counts(rng: np.random.Generator, params: Params, stopped: IntArray) -> IntArray:
@@ -135,9 +175,7 @@ def _f1(counts: IntArray) -> Array:
 def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
     """Per replicate: the stopped classifier, its reused-set and fresh-set counts."""
     gen = np.random.default_rng(rng)
-    counts = _counts(gen, params, n_replicates)
-    stopped = stopping_index(_f1(counts), float(params["theta"]))
-    reused = counts[np.arange(n_replicates), stopped]
+    stopped, reused = _stop(gen, params, n_replicates)
     return Sample(data=(stopped, reused, _fresh_counts(gen, params, stopped)),
                   size=n_replicates)
 
