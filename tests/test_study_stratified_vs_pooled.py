@@ -298,6 +298,74 @@ def test_rank_agreement_of_a_simulated_evaluation(evaluation):
     assert agreement["topic_top_changes"].between(0, 1).all()
 
 
+def test_the_evaluation_is_pinned(evaluation):
+    # the simulator's stream and every computation after it: Table 2 of evaluation 0 and sums
+    table = svp.table2(evaluation)
+    assert table["count"].to_numpy().tolist() == [
+        [16, 26, 31, 73], [31, 46, 63, 140], [417, 368, 320, 1105], [12, 33, 49, 94],
+        [14, 17, 27, 58]]
+    assert table["degenerate"].to_numpy()[:, 3].tolist() == [8, 0, 1104, 0, 45]
+    assert (evaluation["pooled_relevant"].sum(), evaluation["relevant_in_pool"].sum()) \
+        == (40955, 176610)
+    assert evaluation["stratified"].sum() == pytest.approx(-152045.740291, abs=1e-6)
+    assert evaluation["se"].sum() == pytest.approx(18752.308172740777, rel=1e-12)
+
+
+def _sizes_rows(rng, rows):
+    """Stratum sizes as the evaluation meets them: stratum 000 empty, many strata empty or
+    tiny, some sets under 100 documents, some of thousands."""
+    scale = rng.choice([3, 30, 300, 3000], size=(rows, 1))
+    sizes = rng.integers(0, scale, size=(rows, 8)) * (rng.random((rows, 8)) < 0.6)
+    sizes[:, 0] = 0
+    sizes[:5] = [[0] * 8, [0, 1, 0, 0, 0, 0, 0, 0], [0, 2, 1, 0, 0, 0, 0, 97],
+                 [0, 1000, 10, 200, 0, 0, 0, 40], [0, 34, 33, 33, 0, 0, 0, 0]]
+    return sizes
+
+
+def test_vectorised_allocations_are_allocate_row_by_row():
+    sizes = _sizes_rows(np.random.default_rng(7), 3_000)
+    found = svp._trec5_allocations(sizes)
+    expected = np.array([svp._allocation(row) for row in sizes])
+    np.testing.assert_array_equal(found, expected)
+    assert found[3].tolist() == [0, 30, 10, 30, 0, 0, 0, 30]  # Lewis (1996), Figure 2
+
+
+def test_vectorised_utility_estimates_are_stratified_proportion_row_by_row():
+    rng = np.random.default_rng(8)
+    sizes = _sizes_rows(rng, 2_000)
+    sampled = svp._trec5_allocations(sizes)
+    relevant = rng.binomial(sizes, rng.random((sizes.shape[0], 1)))
+    positives = rng.hypergeometric(relevant, sizes - relevant, sampled)
+    for run_ in svp.RUNS:
+        estimate, se = svp._utility_estimates(sizes, sampled, positives, run_)
+        expected = np.array([svp._utility_estimate(*row, run_)
+                             for row in zip(sizes, sampled, positives, strict=True)])
+        np.testing.assert_array_equal(estimate, expected[:, 0])  # to the last bit
+        np.testing.assert_array_equal(se, expected[:, 1])
+
+
+def test_top_is_a_stable_sorts_first_documents_ties_included():
+    scores = np.array([[3.0, 1.0, 2.0, 2.0, 5.0, 2.0, 0.0], [1.0, 1.0, 1.0, 4.0, 1.0, 0.0, 1.0]])
+    for depth in range(8):
+        stable = np.argsort(-scores, axis=1, kind="stable")[:, :depth]
+        expected = np.zeros(scores.shape, dtype=bool)
+        np.put_along_axis(expected, stable, True, axis=1)
+        np.testing.assert_array_equal(svp._top(scores, depth), expected)
+    assert svp._leading(scores[0], (1, 3, 4)).nonzero()[1].tolist() == [4, 0, 2, 4, 0, 2, 3, 4]
+
+
+def test_judged_takes_each_groups_lowest_keys_equal_keys_in_order():
+    rng = np.random.default_rng(9)
+    groups = rng.integers(0, 24, 400)
+    keys = rng.integers(0, 40, 400) / 40.0  # many equal keys
+    sampled = rng.integers(0, 12, (3, 8))
+    found = svp._judged(groups, keys, sampled)
+    for group in range(24):
+        members = np.flatnonzero(groups == group)
+        first = members[np.argsort(keys[members], kind="stable")][:sampled.flat[group]]
+        assert set(np.flatnonzero(found & (groups == group))) == set(first)
+
+
 # ---------------------------------------------------------------------------- bad input
 
 

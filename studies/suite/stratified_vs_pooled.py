@@ -277,29 +277,63 @@ def simulate_topic(relevant: int, rng: np.random.Generator,
     Returns
     -------
     Topic
+        The relevant documents are the first ``R``.
     """
     if isinstance(relevant, bool) or not isinstance(relevant, int | np.integer) or relevant < 0:
         raise ValueError(f"`relevant` must be a non-negative integer; got {relevant!r}.")
     sim = simulator
-    size = int(relevant) + sim.nonrelevant
+    relevant = int(relevant)
+    size = relevant + sim.nonrelevant
     is_relevant = np.arange(size) < relevant
     difficulty = rng.standard_normal(size)
-    separation = np.asarray(sim.separation)[:, None]
-    noise = rng.standard_normal((sim.n_systems, size))
-    scores = (separation * is_relevant + np.sqrt(sim.shared) * difficulty
-              + np.sqrt(1.0 - sim.shared) * noise)
+    # the score mu_s rel_d + sqrt(shared) z_d + sqrt(1 - shared) e_sd, built in place: a
+    # nonrelevant document's first term is 0, so adding sqrt(shared) z_d alone is exact
+    scores = rng.standard_normal((sim.n_systems, size))
+    scores *= np.sqrt(1.0 - sim.shared)
+    shared = np.sqrt(sim.shared) * difficulty
+    scores[:, relevant:] += shared[relevant:]
+    scores[:, :relevant] += np.asarray(sim.separation)[:, None] + shared[:relevant]
     cutoffs = sim.cutoff + sim.cutoff_spread * rng.standard_normal((sim.n_systems, 1, 1))
     thresholds = cutoffs + np.asarray(sim.run_offsets)[None, :, None]
     sets = scores[:, None, :] >= thresholds
     for system in np.flatnonzero(sim.run_jitter):  # only these systems' sets can be unnested
-        sets[system] = (scores[system] + sim.run_jitter[system]
-                        * rng.standard_normal((3, size)) >= thresholds[system])
-    for system, sizes in sim.fixed_sizes:
-        order = np.argsort(-scores[system], kind="stable")
-        for run, count in enumerate(sizes):
-            sets[system, run] = False
-            sets[system, run, order[:count]] = True
+        jittered = rng.standard_normal((3, size))
+        jittered *= sim.run_jitter[system]
+        jittered += scores[system]
+        sets[system] = jittered >= thresholds[system]
+    for system, counts in sim.fixed_sizes:
+        sets[system] = _leading(scores[system], counts)
     return Topic(is_relevant, difficulty, scores, sets)
+
+
+def _top(scores: Array, depth: int) -> BoolArray:
+    """The ``depth`` highest scores of each row (last axis), ties at the cut to the lower index.
+
+    The first ``depth`` documents of a stable sort by decreasing score, found by partitioning
+    at the ``depth``-th highest score (a linear pass, not a sort).
+    """
+    size = scores.shape[-1]
+    if depth >= size:
+        return np.ones(scores.shape, dtype=np.bool_)
+    if depth <= 0:
+        return np.zeros(scores.shape, dtype=np.bool_)
+    cut = np.partition(scores, size - depth, axis=-1)[..., size - depth, None]
+    chosen: BoolArray = scores >= cut
+    extra = chosen.sum(axis=-1, keepdims=True) - depth
+    if extra.any():  # documents tied at the cut beyond depth: the last ones drop out
+        tied = scores == cut
+        chosen &= ~(tied & (np.cumsum(tied[..., ::-1], axis=-1)[..., ::-1] <= extra))
+    return chosen
+
+
+def _leading(scores: Array, counts: Sequence[int]) -> BoolArray:
+    """One row per count: the top ``count`` documents of the ranking (ties to the lower index)."""
+    deepest = np.flatnonzero(_top(scores, max(counts)))
+    ranked = deepest[np.argsort(-scores[deepest], kind="stable")]
+    found = np.zeros((len(counts), scores.size), dtype=np.bool_)
+    for row, count in enumerate(counts):
+        found[row, ranked[:count]] = True
+    return found
 
 
 def _strata(sets: BoolArray) -> IntArray:
@@ -322,44 +356,103 @@ def _allocation(sizes: IntArray, method: str = "trec5", prior: Array | None = No
     return allocate(sizes, BUDGET, method=method, proportions=prior)
 
 
-def _draw_sample(code: IntArray, sampled: IntArray, rng: np.random.Generator) -> BoolArray:
-    """A stratified random sample: ``sampled[h]`` documents without replacement per stratum."""
-    submitted = np.flatnonzero(code)  # stratum 000 is never sampled
-    strata = code[submitted]
-    order = submitted[np.lexsort((rng.random(submitted.size), strata))]  # random within h
-    start = np.searchsorted(np.sort(strata), np.arange(8))
-    judged = np.zeros(code.size, dtype=np.bool_)
-    for h in range(1, 8):  # a loop over the strata; documents are arrays
-        judged[order[start[h]:start[h] + sampled[h]]] = True
+# `estimators.allocate`'s tolerance: a share this close to a whole number is that number.
+_SNAP = 1e-9
+
+
+def _trec5_allocations(sizes: IntArray) -> IntArray:
+    """``n_h`` of TREC-5's rule for 100 judgments, one row of (P, 8) stratum sizes each.
+
+    Lewis (1996), section 5.3: equal shares over the non-empty strata, a stratum too small
+    for its share judged whole and the leftover shared among the others (at least 2 each).
+    The computation of `estimators.allocate` (``method="trec5"``, ``minimum=2``), run on all
+    rows at once: shares ``clip(lam, min(2, N_h), N_h)`` with ``lam`` bisected to the last
+    bit until they sum to ``min(100, N)`` (each row stops where `allocate` stops), then whole
+    documents by largest remainders, ties to the larger stratum and then the lower index. A
+    row of empty strata gets none.
+    """
+    rows = sizes.shape[0]
+    high = sizes.astype(np.float64)
+    target = np.minimum(BUDGET, sizes.sum(axis=1))
+    low = np.minimum(2, sizes)
+    weights = (sizes > 0).astype(np.float64)
+    active = low.sum(axis=1) < target  # otherwise the minimums use up the budget
+    lam_low, lam_high = np.zeros(rows), high.max(axis=1)
+    while active.any():
+        middle = 0.5 * (lam_low + lam_high)
+        active &= (middle != lam_low) & (middle != lam_high)
+        below = np.sum(np.clip(middle[:, None] * weights, low, high), axis=1) < target
+        lam_low = np.where(active & below, middle, lam_low)
+        lam_high = np.where(active & ~below, middle, lam_high)
+    shares = np.clip(lam_high[:, None] * weights, low, high)
+    nearest = np.round(shares)
+    snapped = np.where(np.abs(shares - nearest) <= _SNAP * np.maximum(1.0, shares), nearest,
+                       shares)
+    base = np.floor(snapped).astype(np.int64)
+    remainder = np.round(snapped - base, 9)
+    stratum = np.tile(np.arange(8), rows)
+    row = np.repeat(np.arange(rows), 8)
+    order = np.lexsort((stratum, -sizes.ravel(), -remainder.ravel(), row))
+    deficit = target - base.sum(axis=1)
+    flat = base.ravel()
+    flat[order[stratum < deficit[row]]] += 1  # order is row by row: stratum counts 0..7 there
+    return np.where((low.sum(axis=1) < target)[:, None], base, low)
+
+
+def _sampling_frame(topic: Topic, rng: np.random.Generator) -> tuple[IntArray, IntArray,
+                                                                      Array]:
+    """Every (system, document) with the document in one of the system's sets, by system and
+    then document: its stratum group ``8 system + h``, the document and a uniform sort key.
+
+    The keys are drawn in that order, one per document of each system's union of sets in
+    turn, as one draw per system would.
+    """
+    sets = topic.sets
+    # flatnonzero on the flat union: far cheaper than nonzero on a 2-D array
+    systems, documents = np.divmod(np.flatnonzero(sets.any(axis=1)), sets.shape[-1])
+    member = sets[systems, :, documents].astype(np.int64)
+    groups: IntArray = 8 * systems + 4 * member[:, 0] + 2 * member[:, 1] + member[:, 2]
+    return groups, documents, rng.random(documents.size)
+
+
+def _judged(groups: IntArray, keys: Array, sampled: IntArray) -> BoolArray:
+    """A stratified random sample: in group ``g``, the ``sampled.flat[g]`` lowest keys.
+
+    Ordering a stratum by independent uniform keys makes its first ``n_h`` documents a simple
+    random sample without replacement (Lewis 1996, section 5.2.1); equal keys keep the
+    entries' order. The order by group and then key: a sort by key, then a stable sort by
+    group (a radix sort for small group numbers).
+    """
+    judged = np.zeros(groups.size, dtype=np.bool_)
+    if not groups.size:
+        return judged
+    by_key = np.argsort(keys)
+    if np.any(np.diff(keys[by_key]) == 0.0):  # equal keys: their entries' order, stably
+        by_key = np.argsort(keys, kind="stable")
+    ranked = groups[by_key]
+    order = by_key[np.argsort(ranked.astype(np.min_scalar_type(int(ranked.max()))),
+                              kind="stable")]
+    ordered = groups[order]
+    first = np.searchsorted(ordered, ordered)  # where each group starts
+    judged[order] = np.arange(groups.size) - first < sampled.ravel()[ordered]
     return judged
 
 
-def _top(scores: Array, depth: int) -> BoolArray:
-    """The ``depth`` highest-scoring documents (scores are continuous: no ties)."""
-    chosen = np.zeros(scores.size, dtype=np.bool_)
-    if depth >= scores.size:
-        chosen[:] = True
-    else:
-        chosen[np.argpartition(-scores, depth - 1)[:depth]] = True
-    return chosen
+def _routed(topic: Topic, simulator: Simulator) -> BoolArray:
+    """The documents the routing systems' top 100s put in the pool (section 4.3)."""
+    found = np.zeros(topic.relevant.size, dtype=np.bool_)
+    for system in np.flatnonzero(simulator.routing):  # row by row: small temporaries
+        found |= _top(topic.scores[system], ROUTING_DEPTH)
+    return found
 
 
-def _judge(topic: Topic, rng: np.random.Generator, simulator: Simulator
-           ) -> tuple[BoolArray, list[tuple[IntArray, IntArray, IntArray]]]:
-    """The judged pool, and each system's (stratum sizes, sample sizes, sample relevant)."""
-    pool = np.zeros(topic.relevant.size, dtype=np.bool_)
-    samples = []
-    for system in range(simulator.n_systems):
-        code = _strata(topic.sets[system])
-        sizes = _stratum_sizes(code)
-        sampled = _allocation(sizes)
-        judged = _draw_sample(code, sampled, rng)
-        if simulator.routing[system]:
-            pool |= _top(topic.scores[system], ROUTING_DEPTH)
-        pool |= judged
-        samples.append((sizes, sampled,
-                        np.bincount(code[judged & topic.relevant], minlength=8)))
-    return pool, samples
+def _judge(topic: Topic, rng: np.random.Generator, simulator: Simulator) -> BoolArray:
+    """The judged pool: each system's 100-judgment stratified sample and the routing top 100s."""
+    groups, documents, keys = _sampling_frame(topic, rng)
+    sizes = np.bincount(groups, minlength=8 * simulator.n_systems).reshape(-1, 8)
+    pool = _routed(topic, simulator)
+    pool[documents[_judged(groups, keys, _trec5_allocations(sizes))]] = True
+    return pool
 
 
 def _utility_estimate(sizes: IntArray, sampled: IntArray, positives: IntArray, run: int
@@ -378,6 +471,42 @@ def _utility_estimate(sizes: IntArray, sampled: IntArray, positives: IntArray, r
                                                  positives[..., mask])
     return (_rounded(((u_a - u_b) * np.asarray(proportion) + u_b) * size),
             np.abs(u_a - u_b) * size * np.sqrt(np.asarray(variance)))
+
+
+def _utility_estimates(sizes: IntArray, sampled: IntArray, positives: IntArray, run: int
+                       ) -> tuple[Array, Array]:
+    """`_utility_estimate` for many designs: one (stratum sizes, sample sizes, relevant
+    found) per row of the (P, 8) arrays.
+
+    ``p^ = sum_h (N_h / N) a_h / n_h`` (Lewis 1996, eq. 7), its variance estimate
+    ``(1 / N^2) sum_h N_h (N_h - n_h) a_h (n_h - a_h) / (n_h^2 (n_h - 1))`` (eq. 34, nan where
+    ``n_h = 1 < N_h``), the utility ``((u_a - u_b) p^ + u_b) N`` (eq. 25, rounded to 1e-6)
+    and its SE ``|u_a - u_b| N sqrt(Var)`` (eq. 35), over the run's non-empty strata. The
+    operations and the order of the sums are those of `estimators.stratified_proportion`, so
+    the values are its values to the last bit; an empty set gets 0 and SE 0.
+    """
+    member = MEMBER[:, run - 1]
+    size_h = sizes[:, member].astype(np.float64)
+    sampled_h = sampled[:, member].astype(np.float64)
+    found_h = positives[:, member].astype(np.float64)
+    filled = size_h > 0
+    size = size_h.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # an empty stratum adds exactly 0 to the sums (a non-empty unsampled one: nan)
+        share = np.where(filled, found_h / sampled_h, 0.0)
+        proportion = np.sum(size_h * share, axis=1) / size
+        spread = ((size_h - sampled_h) * found_h * (sampled_h - found_h)
+                  / (sampled_h * sampled_h * (sampled_h - 1.0) * size_h))
+        unestimable = ((sampled_h == 1.0) & (size_h > 1.0)) | ((sampled_h == 0.0) & filled)
+        spread = np.where(unestimable, np.nan, np.where(filled & (sampled_h > 1.0), spread,
+                                                        0.0))
+        weight = size_h / size[:, None]
+        variance = np.sum(weight * weight * spread, axis=1)
+    u_a, u_b = UTILITY[run]
+    empty = size == 0
+    estimate = _rounded(np.where(empty, 0.0, ((u_a - u_b) * proportion + u_b) * size))
+    se = np.where(empty, 0.0, np.abs(u_a - u_b) * size * np.sqrt(variance))
+    return estimate, se
 
 
 def _rounded(values: Any) -> Array:
@@ -413,6 +542,12 @@ def evaluate(seed: int, simulator: Simulator = SIMULATOR) -> pd.DataFrame:
         ``run``, ``submitted`` (``N``), ``relevant_in_set`` (true ``A``), ``pooled_relevant``
         (``A_p``), ``relevant_in_pool``, ``truth``, ``pooled``, ``stratified``, ``se``,
         ``category`` (Table 2's row) and ``degenerate`` (a zero-width interval).
+
+    Notes
+    -----
+    The topics are drawn one after another (each topic's judging keys follow its sets in the
+    stream); the allocations, samples, pool and estimates of all topics are then computed
+    at once, over arrays of (topic, system) pairs.
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"`seed` must be a non-negative integer; got {seed!r}.")
@@ -421,32 +556,51 @@ def evaluate(seed: int, simulator: Simulator = SIMULATOR) -> pd.DataFrame:
     counts = np.floor(np.exp(rng.normal(np.log(sim.median_relevant), sim.spread_relevant,
                                         size=sim.n_topics))).astype(np.int64)
     counts[rng.random(sim.n_topics) < sim.share_no_relevant] = 0
-    rows = []
+    # per topic: its (system, document) pairs' groups 8 (S t + s) + h, sort keys, the
+    # relevant documents' ids over all topics (-1: nonrelevant), and which relevant documents
+    # the routing top 100s pool
+    offsets = np.concatenate(([0], np.cumsum(counts)))
+    groups, keys, relevant_ids, routed = [], [], [], []
     for index, count in enumerate(counts.tolist()):
         topic = simulate_topic(count, rng, sim)
-        pool, samples = _judge(topic, rng, sim)
-        in_pool = int((pool & topic.relevant).sum())
-        for system, (sizes, sampled, positives) in enumerate(samples):
-            for run in RUNS:
-                submitted = topic.sets[system, run - 1]
-                size = int(submitted.sum())
-                true_a = int((submitted & topic.relevant).sum())
-                judged_a = int((submitted & topic.relevant & pool).sum())
-                u_a, u_b = UTILITY[run]
-                estimate, se = _utility_estimate(sizes, sampled, positives, run)
-                rows.append({"topic": index + 1, "topic_relevant": count, "system": system + 1,
-                             "run": run, "submitted": size, "relevant_in_set": true_a,
-                             "pooled_relevant": judged_a, "relevant_in_pool": in_pool,
-                             "truth": u_a * true_a + u_b * (size - true_a),
-                             "stratified": float(estimate), "se": float(se)})
-    frame = pd.DataFrame(rows)
-    frame["pooled"] = 0.0
-    for run in RUNS:
-        at = frame["run"] == run
-        u_a, u_b = UTILITY[run]
-        frame.loc[at, "pooled"] = pooled_estimate(
-            frame.loc[at, "submitted"].to_numpy(), frame.loc[at, "pooled_relevant"].to_numpy(),
-            frame.loc[at, "pooled_relevant"].to_numpy(), u_a=u_a, u_b=u_b).estimate
+        group, documents, key = _sampling_frame(topic, rng)
+        groups.append(group + 8 * sim.n_systems * index)
+        keys.append(key)
+        relevant_ids.append(np.where(documents < count, documents + offsets[index], -1))
+        routed.append(_routed(topic, sim)[:count])  # the relevant documents come first
+    group, key, relevant_id = (np.concatenate(x) for x in (groups, keys, relevant_ids))
+    pairs = sim.n_topics * sim.n_systems
+    sizes = np.bincount(group, minlength=8 * pairs).reshape(pairs, 8)
+    sampled = _trec5_allocations(sizes)
+    judged = _judged(group, key, sampled)
+    relevant = relevant_id >= 0
+    positives = np.bincount(group[judged & relevant], minlength=8 * pairs).reshape(pairs, 8)
+    pool = np.concatenate(routed)  # per relevant document of every topic: in the pool
+    pool[relevant_id[judged & relevant]] = True
+    in_pool = np.bincount(np.repeat(np.arange(sim.n_topics), counts)[pool],
+                          minlength=sim.n_topics)
+    pooled_h = np.bincount(group[relevant][pool[relevant_id[relevant]]], minlength=8 * pairs)
+    relevant_h = np.bincount(group[relevant], minlength=8 * pairs)
+    member = MEMBER.astype(np.int64)
+    size, true_a, judged_a = (np.reshape(x, (pairs, 8)) @ member
+                              for x in (sizes, relevant_h, pooled_h))
+    u_a, u_b = (np.array([UTILITY[run][i] for run in RUNS]) for i in (0, 1))
+    estimates = [_utility_estimates(sizes, sampled, positives, run) for run in RUNS]
+    pooled = [pooled_estimate(size[:, j], judged_a[:, j], judged_a[:, j], u_a=UTILITY[run][0],
+                              u_b=UTILITY[run][1]).estimate for j, run in enumerate(RUNS)]
+    frame = pd.DataFrame({
+        "topic": np.repeat(np.arange(1, sim.n_topics + 1), 3 * sim.n_systems),
+        "topic_relevant": np.repeat(counts, 3 * sim.n_systems),
+        "system": np.tile(np.repeat(np.arange(1, sim.n_systems + 1), 3), sim.n_topics),
+        "run": np.tile(np.array(RUNS), pairs),
+        "submitted": size.ravel(), "relevant_in_set": true_a.ravel(),
+        "pooled_relevant": judged_a.ravel(),
+        "relevant_in_pool": np.repeat(in_pool, 3 * sim.n_systems),
+        "truth": (u_a * true_a + u_b * (size - true_a)).ravel(),
+        "stratified": np.stack([estimate for estimate, _ in estimates], axis=1).ravel(),
+        "se": np.stack([se for _, se in estimates], axis=1).ravel(),
+        "pooled": np.stack(pooled, axis=1).ravel(),
+    })
     frame["category"] = categorise(frame["pooled"].to_numpy(), frame["stratified"].to_numpy(),
                                    frame["se"].to_numpy())
     frame["degenerate"] = frame["se"] == 0.0
@@ -471,15 +625,43 @@ def table2(frame: pd.DataFrame) -> pd.DataFrame:
         Index `CATEGORIES`; columns ``(kind, run)`` with ``kind`` in ``count``,
         ``degenerate`` and ``run`` in 1, 2, 3, ``"total"``.
     """
+    # a pair counts when its row and run are among the categories (codes -1 otherwise)
+    row = pd.Categorical(frame["category"], categories=range(5)).codes.astype(np.int64)
+    run = pd.Categorical(frame["run"], categories=RUNS).codes.astype(np.int64)
+    cell = np.where((row >= 0) & (run >= 0), row * len(RUNS) + run, -1)
     found = {}
-    for kind, rows in (("count", frame), ("degenerate", frame[frame["degenerate"]])):
-        table = pd.crosstab(pd.Categorical(rows["category"], categories=range(5)),
-                            pd.Categorical(rows["run"], categories=RUNS), dropna=False)
-        table.index = pd.Index(CATEGORIES, name="row")
-        table.columns = list(RUNS)
+    for kind, rows in (("count", cell), ("degenerate", cell[frame["degenerate"].to_numpy()])):
+        counts = np.bincount(rows[rows >= 0], minlength=5 * len(RUNS)).reshape(5, len(RUNS))
+        table = pd.DataFrame(counts, index=pd.Index(CATEGORIES, name="row"), columns=list(RUNS))
         table["total"] = table.sum(axis=1)
         found[kind] = table
     return pd.concat(found, axis=1)
+
+
+def _median(values: NDArray[Any]) -> float:
+    """The median as pandas gives it (nan for no values)."""
+    return float(np.median(values)) if values.size else math.nan
+
+
+def _medians(frame: pd.DataFrame) -> pd.DataFrame:
+    """Table 3's medians of one evaluation (`calibration_table`'s rows and columns)."""
+    category = frame["category"].to_numpy()
+    groups = {"below": category == 0, "all": np.ones(category.size, dtype=np.bool_),
+              "above": category == 4}
+    columns = {"submitted": "submitted", "relevant_in_set": "pooled_relevant",
+               "relevant_in_pool": "relevant_in_pool"}
+    found = {name: [_median(frame[column].to_numpy()[rows]) for rows in groups.values()]
+             for name, column in columns.items()}
+    found["equal_share"] = [float(np.mean(category[rows] == 2)) if rows.any() else math.nan
+                            for rows in groups.values()]
+    return pd.DataFrame(found, index=pd.Index(list(groups), name="row"))
+
+
+def _calibration(medians: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """`calibration_table` from each evaluation's `_medians`."""
+    ours = sum(medians[1:], medians[0]) / len(medians)
+    paper = PAPER_TABLE3.assign(equal_share=[0.0, 1155 / 1470, 0.0])
+    return ours.add_suffix("_ours").join(paper.add_suffix("_paper"))
 
 
 def calibration_table(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -490,19 +672,31 @@ def calibration_table(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     (by pooling, as the paper) and ``relevant_in_pool``, each ``_ours`` and ``_paper``, and
     ``equal_share`` (the share of pooled = stratified, the paper's 1155/1470 = 0.786).
     """
-    medians = []
-    for frame in frames:
-        groups = {"below": frame[frame["category"] == 0], "all": frame,
-                  "above": frame[frame["category"] == 4]}
-        medians.append(pd.DataFrame(
-            {"submitted": [g["submitted"].median() for g in groups.values()],
-             "relevant_in_set": [g["pooled_relevant"].median() for g in groups.values()],
-             "relevant_in_pool": [g["relevant_in_pool"].median() for g in groups.values()],
-             "equal_share": [(g["category"] == 2).mean() for g in groups.values()]},
-            index=pd.Index(list(groups), name="row")))
-    ours = sum(medians[1:], medians[0]) / len(medians)
-    paper = PAPER_TABLE3.assign(equal_share=[0.0, 1155 / 1470, 0.0])
-    return ours.add_suffix("_ours").join(paper.add_suffix("_paper"))
+    return _calibration([_medians(frame) for frame in frames])
+
+
+_ESTIMATORS = ("pooled", "stratified", "truth")
+
+
+def _wide(frame: pd.DataFrame, run: int, estimators: Sequence[str]
+          ) -> tuple[pd.Index, dict[str, Array]]:
+    """A run's pairs as (topic x system) arrays, one per estimator: `DataFrame.pivot`'s.
+
+    Topics and systems sorted, nan where a pair is missing; duplicate pairs are an error.
+    Returns the systems (the columns) and the arrays.
+    """
+    at = frame["run"].to_numpy() == run
+    topics, topic = np.unique(frame["topic"].to_numpy()[at], return_inverse=True)
+    systems, system = np.unique(frame["system"].to_numpy()[at], return_inverse=True)
+    cell = topic * systems.size + system
+    if np.unique(cell).size < cell.size:
+        raise ValueError(f"Run {run} has a (topic, system) pair more than once.")
+    arrays = {}
+    for estimator in estimators:
+        values = np.full(topics.size * systems.size, np.nan)
+        values[cell] = frame[estimator].to_numpy(dtype=np.float64)[at]
+        arrays[estimator] = values.reshape(topics.size, systems.size)
+    return pd.Index(systems, name="system"), arrays
 
 
 def rank_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -520,23 +714,20 @@ def rank_table(frame: pd.DataFrame) -> pd.DataFrame:
     """
     columns = {}
     for run in RUNS:
-        rows = frame[frame["run"] == run]
-        for estimator in ("pooled", "stratified", "truth"):
-            wide = rows.pivot(index="topic", columns="system", values=estimator)
-            ranks = stats.rankdata(-wide.to_numpy(), method="average", axis=1)
-            columns[(run, estimator)] = pd.Series(ranks.mean(axis=0), index=wide.columns)
+        systems, arrays = _wide(frame, run, _ESTIMATORS)
+        for estimator, wide in arrays.items():
+            ranks = stats.rankdata(-wide, method="average", axis=1)
+            columns[(run, estimator)] = pd.Series(ranks.mean(axis=0), index=systems)
     table = pd.DataFrame(columns)
     table.columns = pd.MultiIndex.from_tuples(table.columns, names=["run", "estimator"])
     order = table.loc[:, (slice(None), ["pooled", "stratified"])].mean(axis=1)
     return table.loc[order.sort_values(kind="stable").index]
 
 
-def _top_changes(frame: pd.DataFrame, run: int, first: str, second: str) -> float:
-    """Share of topics whose best system (lowest index among ties) differs by estimator."""
-    rows = frame[frame["run"] == run]
-    best = [rows.pivot(index="topic", columns="system", values=e).idxmax(axis=1)
-            for e in (first, second)]
-    return float((best[0] != best[1]).mean())
+def _best(wide: Array) -> IntArray:
+    """Column of each row's highest value (the first among ties; nan skipped, as ``idxmax``)."""
+    found: IntArray = np.argmax(np.where(np.isnan(wide), -np.inf, wide), axis=1)
+    return found
 
 
 def rank_agreement(table: pd.DataFrame, frame: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -554,12 +745,15 @@ def rank_agreement(table: pd.DataFrame, frame: pd.DataFrame | None = None) -> pd
     pandas.DataFrame
         One row per run and pair of estimators: Spearman's and Kendall's rank correlations
         between the two mean-rank orderings, whether the top system (lowest mean rank)
-        changes, and (with ``frame``) the share of topics whose best system changes.
+        changes, and (with ``frame``) the share of topics whose best system (lowest index
+        among ties) changes.
     """
     estimators = list(dict.fromkeys(table.columns.get_level_values("estimator")))
     pairs = [(a, b) for i, a in enumerate(estimators) for b in estimators[i + 1:]]
     rows = []
     for run in RUNS:
+        best = ({} if frame is None else
+                {e: _best(wide) for e, wide in _wide(frame, run, estimators)[1].items()})
         for first, second in pairs:
             x, y = table[(run, first)], table[(run, second)]
             rows.append({"run": run, "first": first, "second": second,
@@ -567,7 +761,7 @@ def rank_agreement(table: pd.DataFrame, frame: pd.DataFrame | None = None) -> pd
                          "kendall": float(stats.kendalltau(x, y).statistic),
                          "top_changes": bool(x.idxmin() != y.idxmin()),
                          "topic_top_changes": (np.nan if frame is None else
-                                               _top_changes(frame, run, first, second))})
+                                               float(np.mean(best[first] != best[second])))})
     return pd.DataFrame(rows)
 
 
@@ -594,7 +788,7 @@ def _cell_topic(relevant: int) -> tuple[Topic, BoolArray, Array]:
     """A grid topic (seeded by ``relevant`` alone), its fixed pool and the studied noise."""
     streams = np.random.SeedSequence(SIMULATOR_SEED, spawn_key=(2, relevant)).spawn(3)
     topic = simulate_topic(relevant, np.random.default_rng(streams[0]))
-    pool, _ = _judge(topic, np.random.default_rng(streams[1]), SIMULATOR)
+    pool = _judge(topic, np.random.default_rng(streams[1]), SIMULATOR)
     noise = np.random.default_rng(streams[2]).standard_normal(topic.relevant.size)
     return topic, pool, noise
 
@@ -824,17 +1018,25 @@ def _pooled(data: Draws, params: Params) -> Estimates:
 
 
 def _interval(method: str, data: Draws, params: Params) -> Estimates:
-    """An interval of `StratifiedEstimate` from the TREC-5 sample, once per distinct outcome."""
+    """An interval of `StratifiedEstimate` from the TREC-5 sample, once per distinct outcome.
+
+    The proportion's bounds are mapped to utility by eq. 25, ``((u_a - u_b) p + u_b) N``, as
+    `estimators.UtilityEstimate` maps them (an empty set: ``[0, 0]``), over all outcomes at
+    once.
+    """
     config = configuration(params)
     run = int(params["run"])
     mask = MEMBER[:, run - 1]
     u_a, u_b = UTILITY[run]
+    size = int(config.sizes[mask].sum())
     outcomes, inverse = np.unique(data.trec5[:, mask], axis=0, return_inverse=True)
-    bounds = np.array([
-        tuple(StratifiedEstimate(config.sizes[mask], config.allocations["trec5"][mask], row)
-              .utility(u_a=u_a, u_b=u_b)
-              .confidence_interval(float(params["confidence_level"]), method=method))
-        for row in outcomes])
+    if size == 0:
+        bounds = np.zeros((outcomes.shape[0], 2))
+    else:
+        bounds = ((u_a - u_b) * np.array([
+            tuple(StratifiedEstimate(config.sizes[mask], config.allocations["trec5"][mask], row)
+                  .confidence_interval(float(params["confidence_level"]), method=method))
+            for row in outcomes]) + u_b) * size
     low, high = _rounded(bounds[:, 0])[inverse.reshape(-1)], _rounded(bounds[:, 1])[
         inverse.reshape(-1)]
     return Estimates(low=low, high=high, reject=high == low)
@@ -1009,14 +1211,13 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
     ``spread`` their sd), the pooled bias by topic size, and the run's cells' design effects.
     """
     frames = _evaluations()
-    calibration = calibration_table(frames)
+    medians = [_medians(frame) for frame in frames]
+    calibration = _calibration(medians)
     ours = calibration.filter(like="_ours").rename(columns=lambda c: c[:-5])
     paper = calibration.filter(like="_paper").rename(columns=lambda c: c[:-6])
-    spread = pd.concat([calibration_table([f]).filter(like="_ours") for f in frames],
-                       keys=range(len(frames))).groupby(level=1, sort=False).std()
+    spread = pd.concat(medians, keys=range(len(frames))).groupby(level=1, sort=False).std()
     return [*_table2_rows(frames),
-            *_long("table3 medians", ours, paper=paper,
-                   spread=spread.rename(columns=lambda c: c[:-5])),
+            *_long("table3 medians", ours, paper=paper, spread=spread),
             *_rank_rows(frames), *_pooled_bias_rows(frames), *_design_rows(result)]
 
 
