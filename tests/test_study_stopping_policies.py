@@ -7,6 +7,7 @@ false-alarm rate 1e-3 per check). Each is shown to fail on a deliberately broken
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -141,6 +142,108 @@ def test_a_certification_passes_as_often_as_exact_enumeration_says():
     wrong = sp._passes(gen, np.full(n, 2000.0), np.tile(population(0.2, 0.84), (n, 1)), theta,
                        "delta")
     assert not abs(wrong.mean() - exact) <= K * se
+
+
+def _fake_plan(counts, theta, *, max_test_size, rng, **_):
+    """A stand-in for Algorithm 2: a noisy size, larger the nearer the F1 of ``counts`` is to
+    theta, and None where it exceeds ``max_test_size``."""
+    tp, fp, fn, _ = counts
+    size = math.ceil(np.random.default_rng(rng).integers(1, 100) ** 2 / 100
+                     / (2 * tp / (2 * tp + fp + fn) - theta))
+    return SimpleNamespace(test_size=size if size <= max_test_size else None)
+
+
+def test_steps_no_policy_can_stop_at_are_left_unplanned_and_change_no_policy(monkeypatch):
+    # Planning every step above theta (the reference) and planning only the steps a policy may
+    # still stop at give every policy the same stop, certification and saving on every run.
+    calls = []
+    monkeypatch.setattr(sp, "certification_sample_size",
+                        lambda *a, **k: calls.append(k["rng"]) or _fake_plan(*a, **k))
+    runs = sp.simulate_runs(*sp.topic(14), 40, rng=4)
+    theta = sp.threshold({"topic": 14}) + 0.04  # some runs never open
+    gen = np.random.default_rng(9)
+    seeds, tests = (gen.integers(2**63, size=runs.cv.shape[:2], dtype=np.int64)
+                    for _ in range(2))
+    size, passed = sp._plan(runs, theta, seeds, tests, "delta")
+    candidate = (runs.cv_f1 > theta) & (runs.steps < B)
+    everywhere = np.full(size.shape, math.nan)
+    for i, j in np.argwhere(candidate):
+        found = _fake_plan(runs.cv[i, j].tolist(), theta, max_test_size=int(B - runs.steps[j]),
+                           rng=seeds[i, j])
+        everywhere[i, j] = math.nan if found.test_size is None else found.test_size
+    reference = np.full(size.shape, math.nan)
+    sp._certify(np.argwhere(~np.isnan(everywhere)), runs=runs, tests=tests, size=everywhere,
+                passed=reference, theta=theta, interval="delta")
+    # the pruning is exercised: runs that never open, runs that stop early, and fewer plans
+    assert 0 < len(calls) < 0.6 * candidate.sum()
+    opened = ~np.isnan(everywhere).all(axis=1)
+    assert 0 < opened.sum() < len(opened)
+    planned = ~np.isnan(size)
+    np.testing.assert_array_equal(size[planned], everywhere[planned])
+    assert np.array_equal(planned, ~np.isnan(passed))
+    np.testing.assert_array_equal(passed[planned], reference[planned])
+    split = np.ones((size.shape[0], len(sp.SPLITS)))
+    for name, method in sp.METHODS.items():
+        pruned = method((runs.steps, size, passed, split), {})
+        full = method((runs.steps, everywhere, reference, split), {})
+        for field in ("reject", "size", "saving"):
+            np.testing.assert_array_equal(getattr(pruned, field), getattr(full, field),
+                                          err_msg=f"{name} {field}")
+
+
+def test_after_the_last_wait_only_steps_that_can_lower_an_oracles_cost_are_planned(
+        monkeypatch):
+    # Two runs with the same sizes at steps 1000-9000 (costs 9000, 9500, 8000, none, 7990 and
+    # 9500), where the policies' last wait is the second within-budget step (step 2000). Step
+    # 3000 passes and lowers the sighted oracle's cost to 8000, so step 7950 (cost 7990) is
+    # still planned; step 9000 is not (9001 > 7990). Run 0 passes at 7950, run 1 does not:
+    # the blind oracle stops there on both, the sighted one on run 0 only.
+    steps = np.array([1000, 2000, 3000, 7000, 7950, 9000])
+    sizes = {1000: 8000, 2000: 7500, 3000: 5000, 7000: None, 7950: 40, 9000: 500}
+    calls = []
+
+    def plan(counts, theta, *, max_test_size, **_):
+        step = 2 * counts[0]  # half of each step's training documents are true positives
+        calls.append((step, max_test_size))
+        found = sizes[step]
+        return SimpleNamespace(test_size=found if found and found <= max_test_size else None)
+
+    monkeypatch.setattr(sp, "certification_sample_size", plan)
+    monkeypatch.setattr(sp, "_LAST_WAIT", 1)
+    perfect, useless = [0.5, 0.0, 0.0, 0.5], [0.0, 0.5, 0.5, 0.0]  # F1 1 and 0: pass, fail
+    cells = np.array([[perfect, useless, perfect, perfect, perfect, perfect],
+                      [perfect, useless, perfect, perfect, useless, perfect]])
+    cv = np.broadcast_to(np.stack([steps // 2, 0 * steps, 0 * steps, steps // 2], axis=-1),
+                         (2, steps.size, 4))
+    seeds = np.arange(12, dtype=np.int64).reshape(2, 6)
+    size, passed = sp._plan(sp.Runs(steps, cells, cv), 0.5, seeds, seeds + 100, "delta")
+    # the later steps search up to the least power of two beyond best - r_j - 1 (at most
+    # b - r_j): 5999 -> 8192 (7000), 999 -> 1024, 49 -> 64
+    assert sorted(calls) == sorted([(1000, 9000), (2000, 8000), (3000, 7000), (7000, 1024),
+                                    (7950, 64)] * 2)
+    np.testing.assert_array_equal(size, [[8000, 7500, 5000, math.nan, 40, math.nan]] * 2)
+    np.testing.assert_array_equal(passed, [[1, 0, 1, math.nan, 1, math.nan],
+                                           [1, 0, 1, math.nan, 0, math.nan]])
+    data = (steps, size, passed, np.ones((2, len(sp.SPLITS))))
+    np.testing.assert_array_equal(sp.METHODS["blind-oracle"](data, {}).size, [7990, 7990])
+    np.testing.assert_array_equal(sp.METHODS["sighted-oracle"](data, {}).size, [7990, 8000])
+
+
+def test_algorithm_2_capped_at_a_power_of_two_finds_the_same_size_or_none_beyond_it():
+    # The doubling search from 1 passes every power of two: capped at 2^k it finds the size
+    # of the uncapped plan where that size is at most 2^k, and none where it is larger.
+    sizes = []
+    for seed in range(4):
+        def plan(room, seed=seed):
+            return certification_sample_size((300, 40, 60, 1600), 0.75, draws=1000, rng=seed,
+                                             max_test_size=room).test_size
+        size = plan(8000)
+        cap = sp._doubling_cap(size)
+        assert cap // 2 < size <= cap and sp._doubling_cap(cap) == cap
+        assert plan(cap) == plan(2 * cap) == size and plan(cap // 2) is None
+        sizes.append(size)
+    assert len(set(sizes)) > 1  # the seeds give different plans
+    assert sp._doubling_cap(1) == 1 and sp._doubling_cap(49) == 64
 
 
 @pytest.mark.slow

@@ -33,9 +33,14 @@ Data-generating mechanisms
        again correlated as nested samples are; its errors split evenly into false positives
        and false negatives;
     3. at each step whose cross-validated F1 exceeds ``theta``, Algorithm 2 plans ``s_j`` with
-       at most ``b - r_j`` documents (a larger test cannot fit the budget); ``c_j = r_j + s_j``;
-    4. a certification test set of ``s_j`` documents is drawn from step ``j``'s true population
-       and passes when its LOSCI lower bound exceeds ``theta`` (Figure 2's green and red dots).
+       at most ``b - r_j`` documents (a larger test cannot fit the budget); ``c_j = r_j + s_j``.
+       Steps no policy can stop at are left unplanned: those after the ``max(WAITS) + 1``-th
+       within-budget step whose ``r_j + 1`` reaches the lowest cost that passed so far (their
+       cost cannot lower an oracle's); every policy stops where it would with every step
+       planned;
+    4. a certification test set of ``s_j`` documents is drawn, from a stream of the step's
+       own, from step ``j``'s true population and passes when its LOSCI lower bound exceeds
+       ``theta`` (Figure 2's green and red dots).
 
     ``theta`` follows the paper: 0.9 x the largest true F1 of one training run of the topic
     up to 10,000 documents (a pilot run, seeded by the topic).
@@ -230,18 +235,98 @@ def _threshold(index: int) -> float:
     return THETA_FRACTION * float(pilot.true_f1.max())
 
 
-def _plan(runs: Runs, theta: float, seeds: IntArray, interval: str) -> Array:
-    """Algorithm 2's test size at every step (nan: not above theta, unreachable, over budget)."""
+# The policies' last stop fixed by the order of within-budget steps: wait-w's (w = max(WAITS)).
+_LAST_WAIT = max(WAITS)
+
+
+def _plan(runs: Runs, theta: float, seeds: IntArray, tests: IntArray, interval: str
+          ) -> tuple[Array, Array]:
+    """Algorithm 2's test size and the certification at every step a policy may stop at.
+
+    Each run's steps are planned in order (Algorithm 2, section 4: ``certification_sample_size``
+    with at most ``b - r_j`` documents, seeded by ``seeds``) until no policy can stop later:
+    once the ``max(WAITS) + 1``-th within-budget step has fixed ``first`` and every ``wait-w``,
+    only the oracles can still move, and a step ``j`` moves neither once ``r_j + 1`` reaches
+    the lowest cost that passed so far (its cost ``r_j + s_j`` exceeds ``r_j``, and the oracles
+    keep the earlier step on ties). Such a later step matters only where ``s_j < best - r_j``,
+    so its search stops at the least power of two beyond that (`_doubling_cap`): the same
+    size where it matters. The size is nan where the step is not planned (cross-validated F1
+    not above theta, or no policy can stop there) or no size fits the budget or the cap;
+    ``passed`` is nan exactly where the size is.
+    """
     size = np.full(runs.cv.shape[:2], math.nan)
-    above = (runs.cv_f1 > theta) & (runs.steps < BUDGET)
-    for i, j in zip(*np.nonzero(above), strict=True):
+    passed = np.full(size.shape, math.nan)
+    candidate = (runs.cv_f1 > theta) & (runs.steps < BUDGET)
+    certify = functools.partial(_certify, runs=runs, tests=tests, size=size, passed=passed,
+                                theta=theta, interval=interval)
+
+    def planned(i: int, j: int, room: int) -> bool:
         plan = certification_sample_size(
             runs.cv[i, j].tolist(), theta, confidence_level=LEVEL, power=POWER, draws=DRAWS,
-            interval=interval, max_test_size=int(BUDGET - runs.steps[j]),
-            rng=int(seeds[i, j]))
+            interval=interval, max_test_size=room, rng=int(seeds[i, j]))
         if plan.test_size is not None:
             size[i, j] = plan.test_size
-    return size
+        return plan.test_size is not None
+
+    later: list[tuple[int, IntArray]] = []
+    for i in range(size.shape[0]):
+        steps = np.flatnonzero(candidate[i])
+        within = 0
+        for at, j in enumerate(steps):
+            within += planned(i, j, int(BUDGET - runs.steps[j]))
+            if within > _LAST_WAIT:
+                later.append((i, steps[at + 1:]))
+                break
+    # the steps of first and wait-w, certified together: the oracles' search needs their passes
+    certify(np.argwhere(~np.isnan(size)))
+    for i, steps in later:
+        cost = runs.steps + size[i]
+        best = float(np.min(cost, where=passed[i] == 1.0, initial=math.inf))
+        for j in steps:
+            if runs.steps[j] + 1 >= best:
+                break
+            room = int(BUDGET - runs.steps[j])
+            if best < math.inf:  # only a size below best - r_j can lower an oracle's cost
+                room = min(room, _doubling_cap(int(best - runs.steps[j]) - 1))
+            if planned(i, j, room) and runs.steps[j] + size[i, j] < best:
+                certify(np.array([[i, j]]))  # it may lower the sighted oracle's cost
+                if passed[i, j] == 1.0:
+                    best = runs.steps[j] + size[i, j]
+    certify(np.argwhere(~np.isnan(size) & np.isnan(passed)))  # the rest, for the record
+    return size, passed
+
+
+def _doubling_cap(sizes: int) -> int:
+    """The least power of two at least ``sizes`` (a positive integer).
+
+    Algorithm 2 (section 4.2, lines 4-7) doubles ``u`` from 1 until theta_star reaches the
+    target, then bisects ``[u/2, u]``: capped at a power of two ``2^k``, it finds the same
+    size where that size is at most ``2^k``, and none where it is larger.
+    """
+    return 1 << (sizes - 1).bit_length()
+
+
+def _certify(at: IntArray, *, runs: Runs, tests: IntArray, size: Array, passed: Array,
+             theta: float, interval: str) -> None:
+    """Certify the planned steps ``at`` (rows ``(run, step)``) into ``passed``, in place.
+
+    Each step's test set is drawn from its own stream (``tests``), so it does not depend on
+    which other steps were planned, and every policy stopping there certifies on it
+    (Figure 2's dots: a test set of ``s_j`` from step ``j``'s true population).
+    """
+    if not at.size:
+        return
+    i, j = at.T
+    drawn = np.array([np.random.default_rng(tests[a, b]).multinomial(int(size[a, b]),
+                                                                     runs.true_cells[a, b])
+                      for a, b in zip(i, j, strict=True)])
+    passed[i, j] = _clears(drawn, theta, interval)
+
+
+def _clears(tests: IntArray, theta: float, interval: str) -> Array:
+    """1 where the LOSCI of each test set ``(tp, fp, fn, tn)`` clears theta, else 0."""
+    low = f1_ci(*tests.T, method=interval, confidence_level=LEVEL, alternative="greater").low
+    return (np.nan_to_num(np.asarray(low, dtype=np.float64), nan=0.0) > theta).astype(float)
 
 
 def _passes(gen: np.random.Generator, size: Array, cells: Array, theta: float,
@@ -251,23 +336,17 @@ def _passes(gen: np.random.Generator, size: Array, cells: Array, theta: float,
     planned = ~np.isnan(size)
     if planned.any():
         tests = gen.multinomial(size[planned].astype(np.int64), cells[planned])
-        low = f1_ci(*tests.T, method=interval, confidence_level=LEVEL,
-                    alternative="greater").low
-        passed[planned] = np.nan_to_num(np.asarray(low, dtype=np.float64), nan=0.0) > theta
+        passed[planned] = _clears(tests, theta, interval)
     return passed
 
 
 def _certifications(runs: Runs, theta: float, interval: str, gen: np.random.Generator
                     ) -> Sample:
-    """Each step's plan and certification, and the fixed splits' (module docstring, 3-4).
-
-    A step's test set is drawn whether or not a policy stops there, so policies that stop at
-    the same step certify on the same test set.
-    """
+    """Each step's plan and certification, and the fixed splits' (module docstring, 3-4)."""
     n = runs.cv.shape[0]
     seeds = gen.integers(2**63, size=runs.cv.shape[:2], dtype=np.int64)
-    size = _plan(runs, theta, seeds, interval)
-    passed = _passes(gen, size, runs.true_cells, theta, interval)
+    tests = gen.integers(2**63, size=runs.cv.shape[:2], dtype=np.int64)
+    size, passed = _plan(runs, theta, seeds, tests, interval)
     # the fixed splits' test sets, one per run and split, drawn before any policy runs
     split_size = np.array([[BUDGET - r for r in SPLITS.values()]] * n, dtype=float)
     at = np.searchsorted(runs.steps, list(SPLITS.values()))
