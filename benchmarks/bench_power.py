@@ -3,9 +3,12 @@
 Measures, in one run: posterior draws per second of the vectorized `theta_star`, beside two
 straightforward per-draw Python-loop references (one calling `scipy.stats` per draw, one with
 scalar numpy draws), which must give the same answer within Monte Carlo error; and the wall
-time of `certification_sample_size` with 10,000 draws.
+time of the simulated plan, `certification_sample_size((60, 20, 25, 395), 0.6)` with 1,000
+and 10,000 draws, beside a straightforward vectorized plain-numpy reference of Algorithm 2
+(`reference_plan`) timed on the same seeds in the same run, whose plans must agree with
+ours within Monte Carlo error (the two use different random streams).
 
-Run: ``python benchmarks/bench_power.py [--draws N] [--loop-draws M]``.
+Run: ``python benchmarks/bench_power.py [--draws N] [--loop-draws M] [--plans K]``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from estimators import certification_sample_size, theta_star
 
 CONFUSION = (60, 20, 25, 395)
 TEST_SIZE = 2000
+PLAN_TARGET = 0.6
 Z = float(stats.norm.ppf(0.95))
 
 
@@ -65,13 +69,13 @@ def theta_star_numpy_loop(draws: int, seed: int) -> list[float]:
     return bounds
 
 
-def timed(func, *args, repeat=1, **kwargs):
-    """(value, best wall time over ``repeat`` calls)."""
+def timed(func, *args, repeat=1, clock=time.perf_counter, **kwargs):
+    """(value, best time over ``repeat`` calls), wall time unless another ``clock``."""
     best = math.inf
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         value = func(*args, **kwargs)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return value, best
 
 
@@ -84,10 +88,114 @@ def rank_interval(bounds: list[float]) -> tuple[float, float]:
     return float(ordered[max(low, 1) - 1]), float(ordered[min(high, n) - 1])
 
 
+def reference_plan(confusion: tuple[int, int, int, int], target: float, *, draws: int,
+                   seed: int, level: float = 0.95, power: float = 0.93,
+                   multinomial: bool = False) -> dict[str, float | int]:
+    """Algorithm 2 with its Monte Carlo interval, written plainly with numpy.
+
+    Posterior draws of the population cells (the paper's Jeffreys Beta segments, the retrieved
+    share known); for each candidate size, one simulated test set per draw, all at once
+    (common random numbers: each size restarts the same sampling stream), the delta LOSCI
+    lower bounds in closed form, sorted; the (1 - power) quantile; doubling then bisection for
+    the smallest size whose quantile reaches the target, and the same search on the two order
+    statistics of the quantile's 95% distribution-free interval. ``multinomial=True`` draws
+    each test set with numpy's multinomial instead of two conditional binomials.
+    """
+    tp0, fp0, fn0, _ = confusion
+    q = (tp0 + fp0) / sum(confusion)
+    rng = np.random.default_rng(seed)
+    r1 = rng.beta(0.5 + tp0, 0.5 + fp0, size=draws)
+    r0 = rng.beta(0.5 + fn0, 0.5 + sum(confusion) - tp0 - fp0 - fn0, size=draws)
+    cells = np.stack([q * r1, q * (1 - r1), (1 - q) * r0, (1 - q) * (1 - r0)], axis=1)
+    sampling = int(rng.integers(2**63))
+    z = float(stats.norm.ppf(level))
+    beta = 1.0 - power
+    ranks = (math.ceil(beta * draws - 1e-9), int(stats.binom.ppf(0.025, draws, beta)),
+             int(stats.binom.ppf(0.975, draws, beta)) + 1)
+    simulated: dict[int, np.ndarray] = {}
+
+    def sorted_bounds(size: int) -> np.ndarray:
+        if size not in simulated:
+            gen = np.random.default_rng(sampling)
+            if multinomial:
+                tp, fp, fn, _ = gen.multinomial(size, cells).T
+                e = fp + fn
+            else:
+                tp = gen.binomial(size, cells[:, 0])
+                e = gen.binomial(size - tp, (cells[:, 1] + cells[:, 2]) / (1 - cells[:, 0]))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                f = 2 * tp / (2 * tp + e)
+                var = 4 * tp * e * (tp + e) / (2.0 * tp + e) ** 4
+            simulated[size] = np.sort(np.nan_to_num(np.clip(f - z * np.sqrt(var), 0, 1)))
+        return simulated[size]
+
+    def first_size(rank: int) -> int:
+        upper = 1
+        while sorted_bounds(upper)[rank - 1] < target:
+            upper *= 2
+        low, high = upper // 2 + 1, upper
+        while low < high:
+            middle = (low + high) // 2
+            if sorted_bounds(middle)[rank - 1] < target:
+                low = middle + 1
+            else:
+                high = middle
+        return high
+
+    size, low, high = first_size(ranks[0]), first_size(ranks[2]), first_size(ranks[1])
+    return {"test_size": size, "low": low, "high": high, "evaluated": len(simulated)}
+
+
+def compare_plans(draws: int, seeds: range) -> None:
+    """Ours and the references on the same seeds, interleaved; one table row.
+
+    Times are CPU seconds of this process (single-threaded work), which other processes on a
+    shared machine disturb less than wall time.
+    """
+    ours_seconds = reference_seconds = multinomial_seconds = 0.0
+    agree = evaluated_ours = evaluated_reference = 0
+    sizes_ours, sizes_reference = [], []
+    for seed in seeds:
+        plan, seconds = timed(certification_sample_size, CONFUSION, PLAN_TARGET, draws=draws,
+                              rng=seed, clock=time.process_time)
+        ours_seconds += seconds
+        reference, seconds = timed(reference_plan, CONFUSION, PLAN_TARGET, draws=draws,
+                                   seed=seed, clock=time.process_time)
+        reference_seconds += seconds
+        multinomial_seconds += timed(reference_plan, CONFUSION, PLAN_TARGET, draws=draws,
+                                     seed=seed, multinomial=True, clock=time.process_time)[1]
+        spread = plan.test_size_interval
+        # within Monte Carlo error: each size inside the other's 95% order-statistic interval
+        agree += (spread.low <= reference["test_size"] <= spread.high
+                  and reference["low"] <= plan.test_size <= reference["high"])
+        evaluated_ours += plan.curve.sizes.size
+        evaluated_reference += int(reference["evaluated"])
+        sizes_ours.append(plan.test_size)
+        sizes_reference.append(int(reference["test_size"]))
+    runs = len(seeds)
+    per_size = (ours_seconds / evaluated_ours) / (reference_seconds / evaluated_reference)
+    print(f"| {draws:,} | {runs} | {ours_seconds / runs * 1e3:.1f} | "
+          f"{reference_seconds / runs * 1e3:.1f} | {ours_seconds / reference_seconds:.2f} | "
+          f"{per_size:.2f} | "
+          f"{multinomial_seconds / runs * 1e3:.1f} | "
+          f"{ours_seconds / multinomial_seconds:.2f} | "
+          f"{evaluated_ours / runs:.1f} / {evaluated_reference / runs:.1f} | "
+          f"{np.mean(sizes_ours):.0f} / {np.mean(sizes_reference):.0f} | "
+          f"{difference_in_se(sizes_ours, sizes_reference):+.2f} | {agree} of {runs} |")
+
+
+def difference_in_se(ours: list[int], theirs: list[int]) -> float:
+    """Difference of the mean planned sizes over its standard error (independent streams)."""
+    se = math.sqrt(np.var(ours, ddof=1) / len(ours) + np.var(theirs, ddof=1) / len(theirs))
+    return float((np.mean(ours) - np.mean(theirs)) / se)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=1_000_000)
     parser.add_argument("--loop-draws", type=int, default=20_000)
+    parser.add_argument("--plans", type=int, default=10,
+                        help="seeds per draws setting in the plan comparison")
     args = parser.parse_args()
 
     print(f"# theta_star for {CONFUSION}, test size {TEST_SIZE}, power 0.93, 95% LOSCI (delta)")
@@ -111,12 +219,21 @@ def main() -> None:
         print(f"# {name}: 95% interval of its theta* [{low:.4f}, {high:.4f}]; the vectorized "
               f"theta* {vec:.4f} {verdict}")
 
-    for draws in (1_000, 10_000):
-        plan, seconds = timed(certification_sample_size, CONFUSION, 0.65, draws=draws, rng=7,
-                              repeat=3)
-        print(f"certification_sample_size(target 0.65, draws={draws:,}): {seconds:.3f} s, "
-              f"test size {plan.test_size} (95% MC interval {plan.test_size_interval.low:.0f}"
-              f"-{plan.test_size_interval.high:.0f})")
+    print(f"\n# certification_sample_size({CONFUSION}, {PLAN_TARGET}) beside reference_plan "
+          "(plain numpy Algorithm 2 and its Monte Carlo interval), same seeds, interleaved; "
+          "mean CPU ms per plan; ratio = ours / reference; the multinomial reference draws each "
+          "test set with numpy's multinomial; difference / SE = difference of the mean sizes "
+          "over its Monte Carlo standard error (seed to seed); agree = plans whose sizes each "
+          "lie inside the other's 95% Monte Carlo interval")
+    print("| draws | seeds | ours (ms) | reference (ms) | ratio | ratio per size simulated | "
+          "multinomial ref. (ms) | ratio | sizes simulated (ours / ref.) | "
+          "mean size (ours / ref.) | difference / SE | agree |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---|")
+    # first calls outside the timings: lazy imports and kept interval ranks
+    certification_sample_size(CONFUSION, PLAN_TARGET, draws=1_000, rng=0)
+    reference_plan(CONFUSION, PLAN_TARGET, draws=1_000, seed=0)
+    for draws, runs in ((1_000, 4 * args.plans), (10_000, args.plans)):
+        compare_plans(draws, range(runs))
 
 
 if __name__ == "__main__":

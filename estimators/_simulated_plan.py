@@ -8,6 +8,7 @@ known-share posterior, planned by simulation (`estimators.power`) and returned a
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -22,10 +23,14 @@ from estimators.power import (
     _curve,
     _plan_once,
     _root_seed,
+    _ThetaStarCurve,
     confusion_posterior,
 )
 
 __all__ = ["_monte_carlo", "_point_f1"]
+
+# Batches of draws a plan may simulate (the first, then doubled draws for relative_precision).
+_BATCHES = 64
 
 
 def _point_f1(counts: tuple[int, int, int, int]) -> float:
@@ -78,7 +83,11 @@ def _monte_carlo(counts: tuple[int, int, int, int], req: _Request, goal: float, 
     model = confusion_posterior(counts, retrieved_share=retrieved_share,
                                 posterior=req.posterior)
     used = n_draws
-    batch_seeds = iter(root.spawn(64))
+    # A SeedSequence passed as `rng` is the caller's: spawning from it advances its count of
+    # children, as a later call expects. A root made here is private, and spawning its 64
+    # children at once costs about a millisecond, more than a plan's other set-up.
+    batch_seeds = (iter(root.spawn(_BATCHES)) if isinstance(rng, np.random.SeedSequence)
+                   else _children(root, _BATCHES))
 
     def once(count: int) -> tuple[Any, ...]:
         curve = _curve(model, confidence_level=req.level, power=goal, draws=count,
@@ -97,8 +106,15 @@ def _monte_carlo(counts: tuple[int, int, int, int], req: _Request, goal: float, 
     return plan(size, theta_at, limit, spread, reason, used, curve)
 
 
-def _simulated_curve(curve: Any, theta: float) -> PowerCurve:
+def _children(root: np.random.SeedSequence, count: int) -> Iterator[np.random.SeedSequence]:
+    """``root.spawn(count)``'s children, each made when asked for; ``root`` is left as is."""
+    for index in range(root.n_children_spawned, root.n_children_spawned + count):
+        yield np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, index),
+                                     pool_size=root.pool_size)
+
+
+def _simulated_curve(curve: _ThetaStarCurve, theta: float) -> PowerCurve:
     """Share of simulated test sets passing (bound above ``theta``) at each size evaluated."""
     sizes = sorted(curve.evaluated())
-    shares = [float(np.mean(curve.sorted_bounds(s) > theta)) for s in sizes]
+    shares = [curve.passing(s, theta) / curve.draws for s in sizes]
     return PowerCurve(np.asarray(sizes, dtype=np.int64), np.asarray(shares))

@@ -29,7 +29,7 @@ a proportion; the logit interval is nan there because the logit is infinite.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,7 @@ from estimators._hypergeometric import hypergeometric_bounds
 from estimators._numeric import ratio, upper_normal_quantile
 from estimators.interval import Bound, Interval
 from estimators.proportion import PROPORTION_METHODS, proportion_ci
+from estimators.proportion import _bounds as _proportion_bounds
 
 __all__ = ["F1_DESIGNS", "F1_METHODS", "F1_METHODS_BY_DESIGN", "F1Estimate", "f1_ci",
            "f1_estimate"]
@@ -239,8 +240,51 @@ class F1Estimate:
         draws: int = DEFAULT_DRAWS,
     ) -> Interval:
         """Confidence interval for population F1; see :func:`f1_ci` for the methods."""
+        return self.confidence_intervals(confidence_level, method=method,
+                                         alternatives=(alternative,), rng=rng, draws=draws)[0]
+
+    def confidence_intervals(
+        self,
+        confidence_level: float = 0.95,
+        *,
+        method: str = "delta",
+        alternatives: Sequence[str] = check.ALTERNATIVES,
+        rng: Any = None,
+        draws: int = DEFAULT_DRAWS,
+    ) -> tuple[Interval, ...]:
+        """Confidence intervals for population F1, one per alternative, from one set of draws.
+
+        Parameters
+        ----------
+        confidence_level, method, rng, draws
+            As for :meth:`confidence_interval` (see :func:`f1_ci`).
+        alternatives : sequence of {"two-sided", "greater", "less"}
+            The intervals' alternatives, at least one.
+
+        Returns
+        -------
+        tuple of Interval
+            One per alternative, in their order: each is the interval
+            :meth:`confidence_interval` gives for that alternative with ``rng`` in the same
+            state. The Monte Carlo methods (``beta-posterior``, ``bootstrap``) draw once and
+            read every alternative's quantiles from those draws, at the cost of one interval.
+
+        Examples
+        --------
+        >>> est = f1_estimate(60, 20, 25, 395)
+        >>> both, lower = est.confidence_intervals(method="bootstrap", rng=1, draws=2000,
+        ...                                        alternatives=("two-sided", "greater"))
+        >>> alone = est.confidence_interval(method="bootstrap", alternative="greater", rng=1,
+        ...                                 draws=2000)
+        >>> lower == alone
+        True
+        """
         method = check.choice(method, "method", F1_METHODS)
-        alternative = check.alternative(alternative)
+        if isinstance(alternatives, str) or not isinstance(alternatives, Sequence) or not (
+                alternatives):
+            raise ValueError(f"`alternatives` must be a non-empty sequence of alternatives; got "
+                             f"{check.show(alternatives)}.")
+        sides = tuple(check.alternative(alternative) for alternative in alternatives)
         level = check.open_unit(confidence_level, "confidence_level")
         # checked for every method (a bad value is a mistake even where it is not used); the
         # memory cap applies where the draws are made
@@ -260,21 +304,33 @@ class F1Estimate:
             raise ValueError("`population_sizes` must be given with "
                              "method='segments-hypergeometric' (the segments' sizes N1, N0 are "
                              "the finite populations of its exact bounds); got None.")
-        tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
+        tails = [(1.0 - level) / 2.0 if side == "two-sided" else 1.0 - level for side in sides]
         if method in _EXACT:
-            low, high = _EXACT[method](self, level, alternative)
-            return Interval(low=self._out(low), high=self._out(high), method=method,
-                            confidence_level=level, alternative=alternative)
-        if method in ("delta", "logit-delta"):
-            low, high = _NORMAL[method](self._point(), self._variance(), tail)
+            bounds = [_EXACT[method](self, level, side) for side in sides]
+        elif method in _NORMAL:
+            point, var = self._point(), self._variance()
+            bounds = [_NORMAL[method](point, var, tail) for tail in tails]
         else:
             replicates = _SIMULATED[method](self, generator, draws)
+            # the quantiles at tail (low) and 1 - tail (high) of every alternative, each once
+            probabilities = list(dict.fromkeys(p for tail in tails for p in (tail, 1.0 - tail)))
+            found = dict(zip(probabilities, _percentile_bounds(replicates, probabilities),
+                             strict=True))
             undefined = np.isnan(self._point())  # one rule for every method: nan bounds
-            low, high = (np.where(undefined, np.nan, bound)
-                         for bound in _percentile_bounds(replicates, tail))
-        if alternative == "greater":
+            bounds = [(np.where(undefined, np.nan, found[tail]),
+                       np.where(undefined, np.nan, found[1.0 - tail])) for tail in tails]
+        return tuple(self._interval(method, level, side, low, high, exact=method in _EXACT)
+                     for side, (low, high) in zip(sides, bounds, strict=True))
+
+    def _interval(self, method: str, level: float, alternative: str, low: Array, high: Array,
+                  *, exact: bool) -> Interval:
+        """The `Interval` of the bounds; an approximate one-sided interval's far end is 1 or 0.
+
+        The far end is nan where the bound is (F1 undefined); the exact methods give both ends.
+        """
+        if not exact and alternative == "greater":
             high = np.where(np.isnan(low), np.nan, 1.0)
-        elif alternative == "less":
+        elif not exact and alternative == "less":
             low = np.where(np.isnan(high), np.nan, 0.0)
         return Interval(low=self._out(low), high=self._out(high), method=method,
                         confidence_level=level, alternative=alternative)
@@ -302,13 +358,32 @@ def _logit_delta_bounds(f: Array, var: Array, tail: float) -> tuple[Array, Array
     return low, high
 
 
-def _percentile_bounds(replicates: Array, tail: float) -> tuple[Array, Array]:
-    """``tail`` and ``1 - tail`` quantiles over axis 0, ignoring undefined (nan) replicates."""
-    defined = ~np.isnan(replicates)
-    any_defined = defined.any(axis=0)
-    filled = np.where(any_defined, replicates, 0.0)  # all-nan columns would warn in nanquantile
-    low, high = np.nanquantile(filled, [tail, 1.0 - tail], axis=0)
-    return np.where(any_defined, low, np.nan), np.where(any_defined, high, np.nan)
+def _percentile_bounds(replicates: Array, probabilities: Sequence[float]) -> list[Array]:
+    """Quantiles over axis 0 at each of ``probabilities``, ignoring undefined (nan) replicates.
+
+    ``np.nanquantile(replicates, p, axis=0)`` with ``method="linear"`` (Hyndman & Fan 1996,
+    definition 7) bit for bit, and nan where a column has no defined replicate, from one sort
+    of every column at once (numpy's nanquantile loops over the columns in Python). A column
+    with ``k`` defined values has the virtual index ``(k - 1) p`` between its sorted values
+    ``a`` and ``b`` at its ``floor`` and ``floor + 1`` (at most ``k - 1``), and the quantile
+    is numpy's interpolation ``a + (b - a) t``, or ``b - (b - a) (1 - t)`` for ``t >= 1/2``,
+    with ``t`` the virtual index's fractional part.
+    """
+    ordered = np.sort(replicates, axis=0)  # nan sorts last: each column's defined values first
+    defined = np.count_nonzero(~np.isnan(replicates), axis=0)
+    last = np.maximum(defined - 1, 0)
+    quantiles = []
+    for p in probabilities:
+        position = last * p
+        below = np.floor(position).astype(np.intp)
+        above = np.minimum(below + 1, last)
+        a = np.take_along_axis(ordered, below[np.newaxis], axis=0)[0]
+        b = np.take_along_axis(ordered, above[np.newaxis], axis=0)[0]
+        t = position - below
+        diff = b - a
+        value = np.where(t >= 0.5, b - diff * (1.0 - t), a + diff * t)
+        quantiles.append(np.where(defined > 0, value, np.nan))
+    return quantiles
 
 
 def _beta_posterior_draws(est: F1Estimate, rng: np.random.Generator, draws: int) -> Array:
@@ -494,6 +569,46 @@ _EXACT: dict[str, Callable[[F1Estimate, float, str], tuple[Array, Array]]] = {
     **{name: functools.partial(_jaccard_bounds, proportion_method=method)
        for name, method in zip(_JACCARD, PROPORTION_METHODS, strict=True)}}
 _SIMULATED = {"beta-posterior": _beta_posterior_draws, "bootstrap": _bootstrap_draws}
+
+
+def _srs_lower_bounds(tp: IntArray, errors: IntArray, level: float, method: str) -> Array:
+    """Lower bounds of the LOSCI on F1 from simple random samples, without validation.
+
+    ``f1_ci(tp, errors, 0, tn, method=method, confidence_level=level,
+    alternative="greater").low`` bit for bit (the same kernels and operations), for counts
+    that are valid by construction: int64 arrays of one shape with at least one dimension (the
+    proportion kernels work in place), ``tp, errors >= 0``; a level in (0, 1); a deterministic
+    SRS method (not ``beta-posterior`` or ``bootstrap``). Only ``tp`` and ``errors = fp + fn``
+    enter these bounds. It serves the certification planner, which bounds many simulated test
+    sets (Bagdouri et al. 2013, section 4.1, Algorithm 1), where `f1_ci`'s checks would cost
+    more than the bounds.
+    """
+    if method == "delta":
+        # `_point`, `_srs_variance` and `_delta_bounds`'s lower end with their operations in
+        # their order, each computed once: where 2 tp + e = 0 both ratios are 0 / 0 = nan
+        tp_f = tp.astype(np.float64)
+        e_f = errors.astype(np.float64)
+        twice = 2.0 * tp_f
+        total = twice + e_f
+        with np.errstate(divide="ignore", invalid="ignore"):
+            point = twice / total
+            var = 4.0 * tp_f * e_f * (tp_f + e_f) / total**4
+        lower = point - upper_normal_quantile(1.0 - level) * np.sqrt(var)
+        return np.clip(lower, 0.0, 1.0, out=lower)
+    if method in _NORMAL:
+        tp_f = tp.astype(np.float64)
+        point = ratio(2.0 * tp_f, 2.0 * tp_f + errors)
+        var = _srs_variance(tp_f, errors.astype(np.float64), np.zeros(tp.shape))
+        return _NORMAL[method](point, np.where(np.isnan(point), np.nan, var), 1.0 - level)[0]
+    if method == "dirichlet-posterior":
+        low: Array = special.betaincinv(tp + 0.5, errors + 1.0, 1.0 - level)
+        return _f1_of_jaccard(low)
+    # jaccard-<m>: the binomial lower bound of J = tp / m, 0 where m = 0 (`_jaccard_bounds`)
+    m = tp + errors
+    empty = m == 0
+    low, _ = _proportion_bounds(method.removeprefix("jaccard-"), tp, np.where(empty, 1, m),
+                                1.0 - level, "greater")
+    return _f1_of_jaccard(np.where(empty, 0.0, low))
 
 
 def f1_estimate(

@@ -31,6 +31,7 @@ Two refinements over the paper:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ from numpy.typing import NDArray
 
 from estimators import _validation as check
 from estimators.confusion import ConfusionMatrix
-from estimators.fmeasure import F1_METHODS_BY_DESIGN, f1_ci, f1_from_segments
+from estimators.fmeasure import F1_METHODS_BY_DESIGN, _srs_lower_bounds, f1_from_segments
 from estimators.interval import Interval
 
 __all__ = [
@@ -264,15 +265,66 @@ def _share(retrieved_share: Any) -> float | None:
     return share
 
 
+# The LOSCI methods whose bounds are quantiles found by inverting the beta function or by root
+# finding (about a microsecond per bound): a curve bounds each distinct simulated
+# (tp, errors) pair once (`_PairBounds`), as the draws of one test size, and the nearby sizes
+# a search visits, share most of their pairs.
+_SHARED_BOUNDS = frozenset({"dirichlet-posterior", "jaccard-clopper-pearson", "jaccard-jeffreys",
+                            "jaccard-mid-p"})
+# A pair (tp, errors) of a test size below 2**31 is kept under the key tp * 2**32 + errors.
+_PAIR_BASE = 2**32
+
+
+class _PairBounds:
+    """The LOSCI lower bounds of the distinct ``(tp, errors)`` pairs met so far, kept sorted by
+    key; each bound is a function of its pair alone (`estimators.fmeasure._srs_lower_bounds`),
+    so a kept bound is the one the pair would get again."""
+
+    def __init__(self, level: float, method: str) -> None:
+        self.level = level
+        self.method = method
+        self.keys = np.empty(0, dtype=np.int64)
+        self.values = np.empty(0, dtype=np.float64)
+
+    def __call__(self, tp: NDArray[np.int64], errors: NDArray[np.int64]) -> Array:
+        """The bounds of the pairs ``(tp, errors)``, computed for the pairs not met before."""
+        # distinct pairs, sorted: searching the kept keys for sorted keys is cache-friendly
+        pairs, where = np.unique(tp * _PAIR_BASE + errors, return_inverse=True)
+        at = np.searchsorted(self.keys, np.asarray(pairs, dtype=np.int64))
+        known = at < self.keys.size
+        known[known] = self.keys[at[known]] == pairs[known]
+        values = np.empty(pairs.size, dtype=np.float64)
+        values[known] = self.values[at[known]]
+        new = ~known
+        if new.any():
+            fresh = pairs[new]
+            values[new] = _srs_lower_bounds(fresh // _PAIR_BASE, fresh % _PAIR_BASE,
+                                            self.level, self.method)
+            # merged in order: a new key goes before the kept keys from its search position on,
+            # after the new keys smaller than it
+            slots = at[new] + np.arange(fresh.size)
+            kept = np.ones(self.keys.size + fresh.size, dtype=bool)
+            kept[slots] = False
+            keys = np.empty(kept.size, dtype=np.int64)
+            keys[slots] = fresh
+            keys[kept] = self.keys
+            merged = np.empty(kept.size, dtype=np.float64)
+            merged[slots] = values[new]
+            merged[kept] = self.values
+            self.keys, self.values = keys, merged
+        bounds: Array = values[where]
+        return bounds
+
+
 @dataclass(frozen=True, kw_only=True)
 class _ThetaStarCurve:
     """theta_star as a function of test size, with common random numbers.
 
-    The posterior draws are made once; every candidate size re-creates its sampling generator
-    from the same seed, so sizes are compared on the same random inputs.
+    The posterior draws are made once; every candidate size restarts the sampling generator
+    from the same seed (its state, saved once), so sizes are compared on the same random
+    inputs.
     """
 
-    posterior: ConfusionPosterior
     r1: Array
     r0: Array
     q: Array
@@ -280,9 +332,34 @@ class _ThetaStarCurve:
     confidence_level: float
     quantile: float
     method: str
-    # Sorted simulated bounds per test size: the search and the Monte Carlo interval ask for
-    # several order statistics at the same sizes.
-    _sorted: dict[int, Array] = field(default_factory=dict, compare=False, repr=False)
+    # Simulated bounds per test size, in draw order, and counts of those below a threshold:
+    # the three searches of a plan and its power curve ask about the same sizes.
+    _bounds: dict[int, Array] = field(default_factory=dict, compare=False, repr=False)
+    _below: dict[tuple[int, float], int] = field(default_factory=dict, compare=False,
+                                                 repr=False)
+    # The sampling probabilities of each draw and the sampling generator with its start.
+    _p_tp: Array = field(init=False, compare=False, repr=False)
+    _error_share: Array = field(init=False, compare=False, repr=False)
+    _bit_generator: np.random.PCG64 = field(init=False, compare=False, repr=False)
+    _start: Any = field(init=False, compare=False, repr=False)  # the PCG64 state
+    _generator: np.random.Generator = field(init=False, compare=False, repr=False)
+    _pair_bounds: _PairBounds = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # The sampling probabilities do not depend on the size; `default_rng(seed)` is
+        # `Generator(PCG64(seed))`, whose saved state restarts it without re-seeding.
+        q = self.q
+        p_tp = q * self.r1
+        rest = 1.0 - p_tp
+        p_errors = q * (1.0 - self.r1) + (1.0 - q) * self.r0
+        share = np.divide(p_errors, rest, out=np.zeros_like(rest), where=rest > 0)
+        bit_generator = np.random.PCG64(self.sampling_seed)
+        object.__setattr__(self, "_p_tp", p_tp)
+        object.__setattr__(self, "_error_share", np.minimum(share, 1.0))
+        object.__setattr__(self, "_bit_generator", bit_generator)
+        object.__setattr__(self, "_start", bit_generator.state)
+        object.__setattr__(self, "_generator", np.random.Generator(bit_generator))
+        object.__setattr__(self, "_pair_bounds", _PairBounds(self.confidence_level, self.method))
 
     @property
     def draws(self) -> int:
@@ -296,32 +373,53 @@ class _ThetaStarCurve:
         ``tp ~ Bin(s, p_tp)`` and ``e | tp ~ Bin(s - tp, (p_fp + p_fn) / (1 - p_tp))``.
         A test set with undefined F1 (``tp = e = 0``) cannot certify: its bound is 0.
         """
-        rng = np.random.default_rng(self.sampling_seed)
-        q = self.q
-        p_tp = q * self.r1
-        rest = 1.0 - p_tp
-        p_errors = q * (1.0 - self.r1) + (1.0 - q) * self.r0
-        share = np.divide(p_errors, rest, out=np.zeros_like(rest), where=rest > 0)
-        tp = rng.binomial(test_size, p_tp)
-        e = rng.binomial(test_size - tp, np.minimum(share, 1.0))
-        ci = f1_ci(tp, e, 0, test_size - tp - e, method=self.method,
-                   confidence_level=self.confidence_level, alternative="greater")
-        bounds: Array = np.nan_to_num(np.asarray(ci.low, dtype=np.float64), nan=0.0)
+        self._bit_generator.state = self._start
+        tp = self._generator.binomial(test_size, self._p_tp)
+        e = self._generator.binomial(test_size - tp, self._error_share)
+        if self.method in _SHARED_BOUNDS and test_size < _PAIR_BASE // 2:
+            bounds = self._pair_bounds(tp, e)
+        else:
+            bounds = _srs_lower_bounds(tp, e, self.confidence_level, self.method)
+        # the bounds lie in [0, 1] where defined: nan is the only value to replace
+        np.copyto(bounds, 0.0, where=np.isnan(bounds))
         return bounds
 
-    def sorted_bounds(self, test_size: int) -> Array:
-        """The simulated lower bounds at ``test_size``, in increasing order (kept)."""
-        if test_size not in self._sorted:
-            self._sorted[test_size] = np.sort(self.lower_bounds(test_size))
-        return self._sorted[test_size]
+    def bounds(self, test_size: int) -> Array:
+        """The simulated lower bounds at ``test_size`` (kept)."""
+        if test_size not in self._bounds:
+            self._bounds[test_size] = self.lower_bounds(test_size)
+        return self._bounds[test_size]
 
     def evaluated(self) -> list[int]:
         """The test sizes simulated so far."""
-        return list(self._sorted)
+        return list(self._bounds)
+
+    def below(self, test_size: int, threshold: float) -> int:
+        """How many simulated lower bounds at ``test_size`` are below ``threshold`` (kept)."""
+        key = (test_size, threshold)
+        if key not in self._below:
+            self._below[key] = int(np.count_nonzero(self.bounds(test_size) < threshold))
+        return self._below[key]
+
+    def reaches(self, test_size: int, rank: int, threshold: float) -> bool:
+        """Whether the ``rank``-th smallest simulated lower bound is at least ``threshold``.
+
+        It is exactly when fewer than ``rank`` bounds are below ``threshold``: a count, where
+        the order statistic itself would need the bounds sorted or partitioned.
+        """
+        return self.below(test_size, threshold) < rank
+
+    def at_most(self, test_size: int, rank: int, threshold: float) -> bool:
+        """Whether the ``rank``-th smallest simulated lower bound is at most ``threshold``."""
+        return int(np.count_nonzero(self.bounds(test_size) <= threshold)) >= rank
+
+    def passing(self, test_size: int, threshold: float) -> int:
+        """How many simulated lower bounds at ``test_size`` are above ``threshold``."""
+        return int(np.count_nonzero(self.bounds(test_size) > threshold))
 
     def order_statistic(self, test_size: int, rank: int) -> float:
         """The ``rank``-th smallest (1-based) simulated lower bound."""
-        return float(self.sorted_bounds(test_size)[rank - 1])
+        return float(np.partition(self.bounds(test_size), rank - 1)[rank - 1])
 
     @property
     def rank(self) -> int:
@@ -337,18 +435,29 @@ class _ThetaStarCurve:
         quantile no lower one brackets it at 95%, and raising the rank to 1 would cover
         less than the label says (0.62 for 100 draws at power 0.99).
         """
-        # imported here: scipy.stats takes ~0.3 s to import, which `import estimators` need not pay
-        from scipy import stats
+        return _rank_interval(self.draws, self.quantile)
 
-        tail = (1.0 - MC_INTERVAL_LEVEL) / 2.0
-        low = int(stats.binom.ppf(tail, self.draws, self.quantile))
-        high = int(stats.binom.ppf(1.0 - tail, self.draws, self.quantile)) + 1
-        return low, min(self.draws + 1, high)
+    @functools.cached_property
+    def _sorted_f1(self) -> Array:
+        """Population F1 of each draw (0 where undefined), in increasing order."""
+        return np.sort(np.nan_to_num(f1_from_segments(self.q, self.r1, self.r0), nan=0.0))
 
     def limit(self, rank: int) -> float:
         """Order statistic of population F1 draws: theta_star's limit as the size grows."""
-        f = np.nan_to_num(self.posterior.f1(self.r1, self.r0, self.q), nan=0.0)
-        return float(np.partition(f, rank - 1)[rank - 1])
+        return float(self._sorted_f1[rank - 1])
+
+
+@functools.lru_cache(maxsize=64)
+def _rank_interval(draws: int, quantile: float) -> tuple[int, int]:
+    """`_ThetaStarCurve.rank_interval` for ``draws`` draws at ``quantile`` (kept: a study
+    plans many times with the same draws and power)."""
+    # imported here: scipy.stats takes ~0.3 s to import, which `import estimators` need not pay
+    from scipy import stats
+
+    tail = (1.0 - MC_INTERVAL_LEVEL) / 2.0
+    low = int(stats.binom.ppf(tail, draws, quantile))
+    high = int(stats.binom.ppf(1.0 - tail, draws, quantile)) + 1
+    return low, min(draws + 1, high)
 
 
 def _curve(posterior: ConfusionPosterior, *, confidence_level: float, power: float, draws: int,
@@ -358,7 +467,7 @@ def _curve(posterior: ConfusionPosterior, *, confidence_level: float, power: flo
     posterior_seed, sampling_seed, share_seed = seed.spawn(3)
     r1, r0 = posterior.draw(draws, rng=posterior_seed)
     q = posterior.draw_share(draws, rng=share_seed)
-    return _ThetaStarCurve(posterior=posterior, r1=r1, r0=r0, q=q, sampling_seed=sampling_seed,
+    return _ThetaStarCurve(r1=r1, r0=r0, q=q, sampling_seed=sampling_seed,
                            confidence_level=confidence_level, quantile=1.0 - power,
                            method=method)
 
@@ -458,44 +567,49 @@ def theta_star(
     model = confusion_posterior(confusion, retrieved_share=retrieved_share, posterior=posterior)
     curve = _curve(model, confidence_level=level, power=pw, draws=n_draws,
                    seed=_root_seed(rng), method=method)
-    rank = curve.rank
-    return float(np.partition(curve.lower_bounds(size), rank - 1)[rank - 1])
+    return curve.order_statistic(size, curve.rank)
 
 
-def _first_size_at_least(value: Callable[[int], float], target: float,
-                         tolerance: float | None, max_size: int) -> int | None:
+def _first_size_at_least(reaches: Callable[[int], bool], max_size: int,
+                         within: Callable[[int], bool] | None = None) -> int | None:
     """Algorithm 2's search: double to bracket, then bisect ``[u/2, u]``.
 
-    With ``tolerance=None`` the bisection runs to the end and returns the smallest size whose
-    value is at least ``target`` (the curve is monotone up to Monte Carlo noise, which common
-    random numbers keep small). With a tolerance it returns the first candidate whose value lies
-    in ``[target, target + tolerance]``, the paper's stopping rule. ``None`` if no size up to
-    ``max_size`` reaches the target.
+    ``reaches(size)``: whether the curve's value at ``size`` is at least the target. Without
+    ``within`` the bisection runs to the end and returns the smallest size that reaches the
+    target (the curve is monotone up to Monte Carlo noise, which common random numbers keep
+    small). With ``within(size)``, whether the value also lies within the tolerance above the
+    target, it returns the first candidate of the bisection that does, the paper's stopping
+    rule. ``None`` if no size up to ``max_size`` reaches the target.
     """
     upper = 1
-    while value(upper) < target:
+    while not reaches(upper):
         if upper >= max_size:
             return None
         upper = min(2 * upper, max_size)
     low, high = upper // 2 + 1, upper
     while low < high:
         middle = (low + high) // 2
-        found = value(middle)
-        if tolerance is not None and target <= found <= target + tolerance:
+        if within is not None and within(middle):
             return middle
-        if found < target:
-            low = middle + 1
-        else:
+        if reaches(middle):
             high = middle
+        else:
+            low = middle + 1
     return high
 
 
 def _plan_once(curve: _ThetaStarCurve, target: float, *, tolerance: float | None,
                max_test_size: int) -> tuple[int | None, float, float, Interval, str]:
     """Algorithm 2 on one simulated curve: the size, theta_star there, the limit, the size's
-    Monte Carlo interval and, when no size is found, why."""
+    Monte Carlo interval and, when no size is found, why.
+
+    The three searches (the quantile's rank and the two ranks of its interval) ask whether an
+    order statistic reaches the target, which the count of bounds below the target answers
+    for every rank at once; a size simulated by one search is not simulated again.
+    """
     power = 1.0 - curve.quantile
-    limit = curve.limit(curve.rank)
+    rank = curve.rank
+    limit = curve.limit(rank)
     low_rank, high_rank = curve.rank_interval()
     if target >= limit:
         reason = (f"target {target:g} is at or above the limit of theta_star as the test size "
@@ -503,21 +617,27 @@ def _plan_once(curve: _ThetaStarCurve, target: float, *, tolerance: float | None
                   f"F1): no test size certifies it with power {power:g}")
         return None, math.nan, limit, _NO_SIZE, reason
 
-    def at_rank(rank: int) -> Callable[[int], float]:
-        return lambda size: curve.order_statistic(size, rank)
+    def at_rank(k: int) -> Callable[[int], bool]:
+        return lambda size: curve.reaches(size, k, target)
 
-    size = _first_size_at_least(at_rank(curve.rank), target, tolerance, max_test_size)
+    ceiling = math.nan if tolerance is None else target + tolerance
+
+    def within(size: int) -> bool:  # the paper's rule: theta_star in [target, ceiling]
+        return curve.reaches(size, rank, target) and curve.at_most(size, rank, ceiling)
+
+    size = _first_size_at_least(at_rank(rank), max_test_size,
+                                None if tolerance is None else within)
     if size is None:
         reason = (f"no test size up to max_test_size={max_test_size} reaches the target "
                   f"(limit {limit:.4f} is barely above it)")
         return None, math.nan, limit, _NO_SIZE, reason
     # The upper order statistic reaches the target first (smaller sizes), the lower one last.
     # An unbounded end of the quantile's interval leaves the size's end unbounded too.
-    size_low = (_first_size_at_least(at_rank(high_rank), target, None, max_test_size)
+    size_low = (_first_size_at_least(at_rank(high_rank), max_test_size)
                 if high_rank <= curve.draws else 1)
-    size_high = (_first_size_at_least(at_rank(low_rank), target, None, max_test_size)
+    size_high = (_first_size_at_least(at_rank(low_rank), max_test_size)
                  if low_rank >= 1 and curve.limit(low_rank) > target else None)
     interval = Interval(low=float(size_low if size_low is not None else size),
                         high=float(size_high) if size_high is not None else math.inf,
                         method="order-statistic", confidence_level=MC_INTERVAL_LEVEL)
-    return size, curve.order_statistic(size, curve.rank), limit, interval, ""
+    return size, curve.order_statistic(size, rank), limit, interval, ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from fractions import Fraction
 from functools import cache
 
@@ -21,11 +22,19 @@ import numpy as np
 import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from scipy import integrate, optimize, special, stats
 
 from estimators import PROPORTION_METHODS
 from estimators.confusion import ConfusionMatrix
-from estimators.fmeasure import F1_DESIGNS, F1_METHODS, _bootstrap_draws, f1_ci, f1_estimate
+from estimators.fmeasure import (
+    F1_DESIGNS,
+    F1_METHODS,
+    _bootstrap_draws,
+    _percentile_bounds,
+    f1_ci,
+    f1_estimate,
+)
 
 METHODS = ("delta", "logit-delta", "beta-posterior", "bootstrap")
 NORMAL_METHODS = ("delta", "logit-delta")
@@ -586,6 +595,57 @@ def test_simulated_methods_are_reproducible(method):
     assert bounds(54321) != reference  # the seed is actually used
     generator = np.random.default_rng(7)
     assert bounds(generator) != bounds(generator)  # a Generator's state advances
+
+
+def _nanquantile(replicates, probabilities):
+    with warnings.catch_warnings():  # an all-nan column warns (and gives nan)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanquantile(replicates, probabilities, axis=0, method="linear")
+
+
+# columns of nan, of one defined value and of repeated values, with probabilities at the ends
+@example(replicates=np.array([[np.nan, 0.3, 0.2], [np.nan, np.nan, 0.2], [np.nan, np.nan, 0.7]]),
+         probabilities=[0.0, 0.025, 0.5, 0.975, 1.0])
+@given(replicates=hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=40),
+                             elements=st.one_of(st.just(np.nan),
+                                                st.floats(-1e6, 1e6, allow_subnormal=True))),
+       probabilities=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=4))
+@settings(max_examples=300)
+def test_percentile_bounds_are_numpy_nanquantile_bit_for_bit(replicates, probabilities):
+    expected = _nanquantile(replicates, probabilities)
+    got = _percentile_bounds(replicates, probabilities)
+    assert len(got) == len(probabilities)
+    for p, value, reference in zip(probabilities, got, expected, strict=True):
+        # exact: the same floats (+0.0 and -0.0 compare equal), nan where numpy's are
+        assert np.array_equal(value, reference, equal_nan=True), (p, value, reference)
+
+
+@pytest.mark.parametrize("design", F1_DESIGNS)
+@pytest.mark.parametrize("method", SIMULATED_METHODS)
+def test_intervals_of_several_alternatives_from_one_draw_are_the_separate_calls(method, design):
+    options = {} if design == "srs" else {"design": design, "population_sizes": BOOTSTRAP_SIZES}
+    counts = ([60, 0, 3, 0], [20, 0, 1, 4], [25, 0, 2, 1], [395, 50, 44, 45])  # one undefined
+    est = f1_estimate(*counts, **options)
+    sides = ("greater", "two-sided", "less", "greater")
+    together = est.confidence_intervals(0.9, method=method, alternatives=sides, rng=8,
+                                        draws=SMALL_DRAWS)
+    for side, interval in zip(sides, together, strict=True):
+        alone = f1_ci(*counts, method=method, alternative=side, confidence_level=0.9, rng=8,
+                      draws=SMALL_DRAWS, **options)
+        assert interval.alternative == side and interval.method == method
+        for got, expected in ((interval.low, alone.low), (interval.high, alone.high)):
+            assert got.tobytes() == expected.tobytes(), (side, got, expected)
+    # the draws are made once: a generator advances as much as for one interval
+    one, several = np.random.default_rng(3), np.random.default_rng(3)
+    est.confidence_interval(method=method, rng=one, draws=SMALL_DRAWS)
+    est.confidence_intervals(method=method, rng=several, draws=SMALL_DRAWS)
+    assert one.random() == several.random()
+
+
+@pytest.mark.parametrize("alternatives", ["greater", (), ["two-sided", "sideways"], None])
+def test_several_alternatives_must_be_a_sequence_of_alternatives(alternatives):
+    with pytest.raises((ValueError, TypeError), match="alternative"):
+        f1_estimate(6, 2, 2, 40).confidence_intervals(alternatives=alternatives)
 
 
 # --- 6. interval identities and properties ---------------------------------------------------

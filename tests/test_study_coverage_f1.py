@@ -147,6 +147,38 @@ def test_wrapped_f1_ci_is_a_valid_user_method():
     assert est.low[0] == est.high[0] == 0.0 and est.high[1] == 1.0
 
 
+def _same_estimates(got, expected) -> bool:
+    return all(a.tobytes() == b.tobytes()
+               for a, b in zip(got.arrays().values(), expected.arrays().values(), strict=True))
+
+
+@pytest.mark.parametrize("design", ["srs", "stratified"])
+@pytest.mark.parametrize("method", ["beta-posterior", "bootstrap"])
+def test_monte_carlo_method_and_its_losci_drawn_once_are_f1_ci_bit_for_bit(method, design):
+    # two chunks, the second partial; with n x prevalence = 1.5 many samples have no F1
+    params = {"design": design, "prevalence": 0.03, "f1": 0.7, "n": 50,
+              "confidence_level": 0.95, "draws": 200}
+    other_level = {**params, "confidence_level": 0.8}
+    samples = [STUDY.generate(params, 1_500, rng=seed) for seed in (3, 4)]
+    ci = functools.partial(f1_ci, method=method)
+    sides = {method: "two-sided", f"{method}-losci": "greater"}
+
+    def expected(sample, cell):
+        return {name: wrap_method(ci, side)(sample.data, cell) for name, side in sides.items()}
+
+    first, second = expected(samples[0], params), expected(samples[1], params)
+    assert not _same_estimates(first[method], second[method])  # the samples differ
+    losci = f"{method}-losci"
+    # either order; then another sample's, or another level's, interval after a kept one
+    for name in (method, losci, losci, method):
+        assert _same_estimates(STUDY.methods[name](samples[0].data, params), first[name])
+    STUDY.methods[method](samples[0].data, params)
+    assert _same_estimates(STUDY.methods[losci](samples[1].data, params), second[losci])
+    STUDY.methods[method](samples[0].data, params)
+    assert _same_estimates(STUDY.methods[losci](samples[0].data, other_level),
+                           expected(samples[0], other_level)[losci])
+
+
 def test_summary_table_has_a_row_per_design_and_method(rare_small, tmp_path):
     rows = summary_table(rare_small)
     assert [(r["design"], r["method"]) for r in rows] == [

@@ -44,7 +44,9 @@ Methods
     stratified sampling ``segments-clopper-pearson`` (guaranteed coverage). The Monte Carlo
     methods use ``draws`` posterior or bootstrap draws per interval (a grid parameter: 1,000
     on the quick grid, 2,000 on the full one); their randomness comes from the cell's stream
-    (an entropy drawn in `generate`), the same for every method of a cell. A user method
+    (an entropy drawn in `generate`), the same for every method of a cell; a Monte Carlo
+    method's two-sided interval and its LOSCI are read from the same draws, made once
+    (`estimators.F1Estimate.confidence_intervals`). A user method
     (``--method module:callable``) has ``f1_ci``'s signature without ``method``:
     ``ci(tp, fp, fn, tn, *, confidence_level, alternative, design, population_sizes, rng,
     draws) -> (low, high)`` on int arrays, e.g. ``functools.partial(f1_ci, method="delta")``;
@@ -89,7 +91,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from estimators import F1_METHODS, F1_METHODS_BY_DESIGN, f1_ci
+from estimators import F1_METHODS, F1_METHODS_BY_DESIGN, f1_ci, f1_estimate
 from studies.engine import StudyResult, mean_over_cells
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
@@ -103,6 +105,7 @@ __all__ = ["APPROXIMATE", "CHUNK", "CLAIMS", "CLOPPER_PEARSON", "DETERMINISTIC",
            "wrap_method"]
 
 IntArray = NDArray[np.int64]
+FloatArray = NDArray[np.float64]
 
 CHUNK = 1_000  # replicates per f1_ci call: bounds the draws x replicates arrays' memory
 POPULATION = 10**6  # nominal segment sizes giving the stratified estimators the exact q
@@ -116,6 +119,8 @@ ONE_DESIGN = ("jaccard-clopper-pearson", "jaccard-wilson", "jaccard-jeffreys",
 # the guaranteed interval of each design: srs, stratified
 CLOPPER_PEARSON = ("jaccard-clopper-pearson", "segments-clopper-pearson")
 DETERMINISTIC = ("delta", "logit-delta", *ONE_DESIGN)
+_MONTE_CARLO = ("beta-posterior", "bootstrap")  # f1_ci's methods that draw (`rng`, `draws`)
+_SIDES = ("two-sided", "greater")  # each method's two intervals: two-sided and its LOSCI
 
 
 def cell_proportions(params: Params) -> NDArray[np.float64]:
@@ -179,13 +184,60 @@ def _intervals(ci: Callable[..., Any], alternative: str, data: tuple[IntArray, i
     return np.concatenate(lows), np.concatenate(highs)
 
 
-def _analyse(ci: Callable[..., Any], alternative: str, data: tuple[IntArray, int],
-             params: Params) -> Estimates:
-    low, high = _intervals(ci, alternative, data, params)
+def _sides_from_one_draw(method: str, data: tuple[IntArray, int], params: Params
+                         ) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """A Monte Carlo method's two-sided intervals and LOSCIs, both sides from the same draws.
+
+    Those of `_intervals` with ``f1_ci`` for either side, bit for bit: the chunks are bounded
+    with the same generator in the same order, and each chunk's draws serve both sides.
+    """
+    counts, entropy = data
+    gen = np.random.default_rng(entropy)
+    level, draws = float(params["confidence_level"]), int(params.get("draws", CHUNK))
+    bounds: dict[str, tuple[list[FloatArray], list[FloatArray]]] = {
+        side: ([], []) for side in _SIDES}
+    for start in range(0, counts.shape[0], CHUNK):
+        block = counts[start:start + CHUNK]
+        est = f1_estimate(block[:, 0], block[:, 1], block[:, 2], block[:, 3],
+                          design=params["design"], population_sizes=population_sizes(params))
+        for side, ci in zip(_SIDES, est.confidence_intervals(
+                level, method=method, alternatives=_SIDES, rng=gen, draws=draws), strict=True):
+            bounds[side][0].append(np.asarray(ci.low, dtype=np.float64))
+            bounds[side][1].append(np.asarray(ci.high, dtype=np.float64))
+    return {side: (np.concatenate(lows), np.concatenate(highs))
+            for side, (lows, highs) in bounds.items()}
+
+
+# A Monte Carlo method's intervals of the cell last analysed, both sides, until the other side
+# takes them: the engine runs the method and its LOSCI on the same data, one after the other,
+# and the draws are most of a cell's cost.
+_DRAWN: dict[str, tuple[tuple[IntArray, int], dict[str, Any],
+                        dict[str, tuple[FloatArray, FloatArray]]]] = {}
+
+
+def _analyse_drawn(method: str, alternative: str, data: tuple[IntArray, int],
+                   params: Params) -> Estimates:
+    """`_analyse` of ``f1_ci`` with a Monte Carlo ``method``, drawing once for both sides."""
+    kept = _DRAWN.pop(method, None)
+    # the very data object (and params) of the kept intervals: the same cell's, not a copy's
+    if kept is not None and kept[0] is data and kept[1] == params:
+        sides = kept[2]
+    else:
+        sides = _sides_from_one_draw(method, data, params)
+        _DRAWN[method] = (data, dict(params), sides)
+    return _estimates(*sides[alternative])
+
+
+def _estimates(low: FloatArray, high: FloatArray) -> Estimates:
     undefined = np.isnan(low) | np.isnan(high)
     # an undefined interval counts as not covering: [0, 0] misses every F1 > 0
     return Estimates(low=np.where(undefined, 0.0, low), high=np.where(undefined, 0.0, high),
                      reject=undefined)
+
+
+def _analyse(ci: Callable[..., Any], alternative: str, data: tuple[IntArray, int],
+             params: Params) -> Estimates:
+    return _estimates(*_intervals(ci, alternative, data, params))
 
 
 def wrap_method(ci: Callable[..., Any], alternative: str = "two-sided") -> Method:
@@ -194,9 +246,17 @@ def wrap_method(ci: Callable[..., Any], alternative: str = "two-sided") -> Metho
 
 
 def methods(names: Sequence[str]) -> dict[str, Method]:
-    """Each ``f1_ci`` method in ``names``, two-sided and as its LOSCI (``name-losci``)."""
+    """Each ``f1_ci`` method in ``names``, two-sided and as its LOSCI (``name-losci``).
+
+    The Monte Carlo methods (``beta-posterior``, ``bootstrap``) draw once per cell for both
+    (`_analyse_drawn`); their intervals are those of ``f1_ci`` called for each.
+    """
     methods: dict[str, Method] = {}
     for name in names:
+        if name in _MONTE_CARLO:
+            methods[name] = functools.partial(_analyse_drawn, name, "two-sided")
+            methods[f"{name}-losci"] = functools.partial(_analyse_drawn, name, "greater")
+            continue
         ci = functools.partial(f1_ci, method=name)
         methods[name] = wrap_method(ci)
         methods[f"{name}-losci"] = wrap_method(ci, "greater")
