@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from estimators import f1_ci
+from estimators import certification_sample_size, f1_ci
 from studies.engine import (
     FAILS,
     HOLDS,
@@ -110,6 +110,31 @@ def test_passes_match_the_exact_pass_probability_of_each_planned_size(interval):
     passes = found.passed[attempted].sum()
     spread = math.sqrt(np.sum(probability * (1 - probability)))
     assert abs(passes - probability.sum()) <= K * spread, (passes, probability.sum())
+
+
+@pytest.mark.parametrize("posterior", ["known-share", "dirichlet"])
+def test_plans_are_the_planners_sample_by_sample(posterior):
+    # The cell's plans, all searched at once and sharing simulated test sets between the
+    # intervals, must be certification_sample_size's own, sample by sample: samples whose F1
+    # is not above theta, unreachable targets (rare class, theta near F1) and sizes from tens
+    # to thousands.
+    gen = np.random.default_rng(8)
+    for prevalence, f1, f, r in ((0.15, 0.85, 0.8, 500), (0.031, 0.5, 0.9, 200),
+                                 (0.474, 0.5, 0.95, 1000)):
+        cells, theta = pc.population(prevalence, f1), f * f1
+        counts = gen.multinomial(r, cells, size=12)
+        seeds = gen.integers(2**63, size=12, dtype=np.int64)
+        drawn = {}
+        for interval in pc.INTERVALS:
+            found = pc._plan_sizes(counts, seeds, theta, interval=interval, posterior=posterior,
+                                   confidence_level=0.95, power=0.93, draws=200, drawn=drawn)
+            planner = [certification_sample_size(
+                row.tolist(), theta, confidence_level=0.95, power=0.93, draws=200,
+                interval=interval, posterior=posterior, rng=int(seed), method="monte-carlo"
+            ).test_size for row, seed in zip(counts, seeds, strict=True)]
+            expected = np.array([math.nan if s is None else s for s in planner])
+            np.testing.assert_array_equal(found, expected, err_msg=f"{interval} {theta}")
+        assert drawn  # the second interval's searches read the first one's test sets
 
 
 def test_sample_sources_shift_the_samples_f1_as_declared():

@@ -72,6 +72,48 @@ def test_a_trinomial_outcome_plans_as_any_sample_with_its_sums(certified, outcom
     assert plans[0].achieved_power == plans[1].achieved_power
 
 
+def _planner_sizes(counts: np.ndarray, theta: float, measure: str, interval: str) -> np.ndarray:
+    """`certification_sample_size`'s test size for each sample (nan: none)."""
+    sizes = [certification_sample_size(row.tolist(), theta, measure=measure, interval=interval,
+                                       posterior="dirichlet", confidence_level=pce.LEVEL,
+                                       power=pce.POWER, max_test_size=pce.MAX_TEST_SIZE
+                                       ).test_size for row in counts]
+    return np.array([math.nan if size is None else size for size in sizes], dtype=float)
+
+
+@pytest.mark.parametrize("certified", ["accuracy", "recall", pytest.param(
+    "precision", marks=pytest.mark.slow), pytest.param("f1", marks=pytest.mark.slow)])
+def test_plans_are_the_planners_sample_by_sample(certified, monkeypatch):
+    # Searched together, the samples sharing the law of the test set's trials sharing its
+    # urn, and read along the exact power curve only up to the size the search found, the
+    # plans must be the planner's own for every enumerated sample and both bounds.
+    monkeypatch.setattr(pce, "_PLANNED", {})
+    params = {**CELL, "certified": certified, "f": 0.9, "r": 40}
+    counts, theta = pce.enumerate_outcomes([params]).data, pce.threshold(params)
+    for method in pce.METHODS:
+        interval = pce._interval(method, certified)
+        found = pce._plans(counts, theta, certified, interval)
+        expected = _planner_sizes(counts, theta, certified, interval)
+        assert 0 < np.isnan(expected).sum() < len(expected)  # reachable and unreachable
+        np.testing.assert_array_equal(found, expected, err_msg=method)
+
+
+def test_a_curve_reaching_the_power_only_past_the_search_is_left_to_the_planner(monkeypatch):
+    # Curves that never reach the power up to the found size (here: all, by a stand-in) are
+    # planned by certification_sample_size itself; planned once, a sample's size is kept for
+    # the next cell with the same target.
+    monkeypatch.setattr(pce, "_PLANNED", {})
+    monkeypatch.setattr(pce, "_curves", lambda outer, members: [
+        np.zeros(found + 1) for _, found in members])
+    params = {**CELL, "certified": "recall", "f": 0.9, "r": 40}
+    counts, theta = pce.enumerate_outcomes([params]).data, pce.threshold(params)
+    found = pce._plans(counts, theta, "recall", "clopper-pearson")
+    np.testing.assert_array_equal(found, _planner_sizes(counts, theta, "recall",
+                                                         "clopper-pearson"))
+    monkeypatch.setattr(pce, "_search", lambda rows, *args: [math.nan] * len(rows))
+    np.testing.assert_array_equal(pce._plans(counts, theta, "recall", "clopper-pearson"), found)
+
+
 @pytest.mark.slow
 def test_exact_pass_rate_equals_an_independent_sum_over_the_samples():
     # accuracy: the plan depends on the correct count x ~ Bin(r, accuracy) alone; the test of

@@ -40,9 +40,13 @@ Performance measures
     errors); every outcome is enumerated with its probability except the least likely ones
     whose total probability is below ``DROPPED = 1e-7`` (left out, the rest renormalised),
     and its pass probability is the exact power at the population
-    (`estimators.certification_power`), so the pass rate carries no Monte Carlo error.
-    **Monte Carlo path** (``path="monte-carlo"``): samples drawn, test sets drawn and
-    certified; it estimates the same numbers within its MCSE, which the tests check.
+    (`estimators.certification_power`), so the pass rate carries no Monte Carlo error. The
+    plans are `estimators.certification_sample_size`'s, searched for a cell's samples
+    together (`_search`: the samples whose test-set trials follow the same law share its
+    computation; the tests check every plan against the planner's), and kept across the
+    cells of a process that share the target. **Monte Carlo path** (``path="monte-carlo"``):
+    samples drawn, test sets drawn and certified; it estimates the same numbers within its
+    MCSE, which the tests check.
 
 Findings
     Written from each run by `findings`: each measure's exact pass rate among attempts at
@@ -71,6 +75,11 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import certification_power, certification_sample_size, f1_ci, proportion_ci
+from estimators._exact_power import _jeffreys, _problem
+from estimators._numeric import row_dots
+from estimators._planning_request import _request
+from estimators._size_search import _beyond, _doubling, _limit
+from estimators.assurance import URN_BLOCK, URN_NEGLIGIBLE, Conditional, CountLaw
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.engine.findings import versus_paper
@@ -185,19 +194,148 @@ def _sample_value(counts: IntArray, measure: str) -> Array:
         return 2 * tp / (2 * tp + fp + fn)
 
 
+# Planned sizes by (sample, measure, theta, interval), kept across the cells a process runs:
+# the cells of precision, recall and F1 that differ only in prevalence share theta and the
+# samples in the tails of their outcomes.
+_PLANNED: dict[tuple[Any, ...], float] = {}
+_MOST_PLANS_KEPT = 200_000
+
+
 def _plans(counts: IntArray, theta: float, measure: str, interval: str) -> Array:
     """The planned test size of each labelled sample (nan: unreachable), each plan once."""
     distinct, back = np.unique(counts, axis=0, return_inverse=True)
     sizes = np.full(len(distinct), math.nan)
-    for i, row in enumerate(distinct):
-        plan = certification_sample_size(row.tolist(), theta, measure=measure,
-                                          interval=interval, posterior="dirichlet",
-                                          confidence_level=LEVEL, power=POWER,
-                                          max_test_size=MAX_TEST_SIZE)
-        if plan.test_size is not None:
-            sizes[i] = plan.test_size
-    found: Array = sizes[np.ravel(back)]
-    return found
+    if len(_PLANNED) > _MOST_PLANS_KEPT:
+        _PLANNED.clear()
+    keys = [(*row, measure, theta, interval) for row in distinct.tolist()]
+    new = [i for i, key in enumerate(keys) if key not in _PLANNED]
+    found = _search([distinct[i].tolist() for i in new], theta, measure, interval)
+    _PLANNED.update(zip((keys[i] for i in new), found, strict=True))
+    sizes[:] = [_PLANNED[key] for key in keys]
+    planned: Array = sizes[np.ravel(back)]
+    return planned
+
+
+def _search(rows: Sequence[list[int]], theta: float, measure: str, interval: str
+            ) -> list[float]:
+    """``certification_sample_size(row, theta, measure=measure, interval=interval,
+    posterior="dirichlet", ...).test_size`` of each sample (nan: none), searched together.
+
+    The exact plan (Bagdouri et al. 2013, section 4.3, over the Jeffreys Dirichlet posterior;
+    the saw-tooth of Chernick & Liu 2002): unreachable when theta is at or above the
+    posterior limit; else doubling and bisection find a size ``f`` reaching the power, and the
+    plan is the least size on the exact power curve reaching it. The planner computes each
+    sample's curve up to ``max(2 f, f + 100)`` (to read where it stays above the power, which
+    the study does not use); here the curves are read up to ``f`` (`_curves`), and the
+    samples that share the law of the test set's trials (``outer``: recall's relevant
+    documents follow the posterior of the relevant share) share one pass of its urn and of
+    its probabilities. A sample whose curve reaches the power only beyond ``f`` is planned by
+    `estimators.certification_sample_size` itself.
+    """
+    req = _request(measure, "srs", theta, LEVEL, interval, "dirichlet", None, None)
+    sizes = [math.nan] * len(rows)
+    laws: dict[tuple[Any, int], Array] = {}  # the outer law's probabilities at a size
+
+    def power(problem: Conditional, size: int) -> float:
+        """`estimators.assurance.Conditional.power`, the outer law's pmf shared."""
+        problem._extend(size)
+        if problem.outer is None:
+            return float(problem._tail[size])
+        key = (problem.outer, size)
+        if key not in laws:
+            laws[key] = problem.outer.pmf(size)
+        return float(laws[key] @ problem._tail[:size + 1])
+
+    searched: dict[Any, list[tuple[int, Conditional, int]]] = {}
+    for j, row in enumerate(rows):
+        tp, fp, fn, tn = row
+        alpha = _jeffreys((tp, fp, fn, tn))
+        if _beyond(req, _limit(req, alpha, POWER)):
+            continue
+        problem = _problem(req, None, alpha)
+        assert isinstance(problem, Conditional)
+        found = _doubling(functools.partial(_reaches, power, problem), 1, MAX_TEST_SIZE)
+        if found is not None:
+            searched.setdefault(problem.outer, []).append((j, problem, found))
+    for outer, members in searched.items():
+        curves = _curves(outer, [(problem, found) for _, problem, found in members])
+        for (j, _, _), curve in zip(members, curves, strict=True):
+            reach = np.clip(curve, 0.0, 1.0) >= POWER
+            reach[0] = False  # an empty test set certifies nothing
+            if reach.any():
+                sizes[j] = float(np.argmax(reach))
+            else:
+                plan = certification_sample_size(
+                    rows[j], theta, measure=measure, interval=interval, posterior="dirichlet",
+                    confidence_level=LEVEL, power=POWER, max_test_size=MAX_TEST_SIZE)
+                sizes[j] = math.nan if plan.test_size is None else float(plan.test_size)
+    return sizes
+
+
+def _reaches(power: Any, problem: Conditional, size: int) -> bool:
+    """Whether the power at ``size`` reaches the nominal power (the search's question)."""
+    return bool(power(problem, size) >= POWER)
+
+
+def _curves(outer: CountLaw | None, members: Sequence[tuple[Conditional, int]]
+            ) -> list[Array]:
+    """Each search's exact power at sizes ``0..f`` (its ``f``), as its planner computes them.
+
+    `estimators.assurance.Conditional.curve`, run once for searches sharing the outer law:
+    the urn's weights of the trials depend on that law only, and each search's powers are the
+    dot products of the weights with its own survival probabilities. The planner runs each
+    search's curve up to ``min(MAX_TEST_SIZE, max(2 f, f + 100))``, by blocks of
+    ``URN_BLOCK`` sizes whose weights span ``kept + steps`` counts; each search's dot
+    products here take the same rows and counts of the same weights as its own run, so they
+    are the same numbers (`row_dots`: a row's bits do not depend on the other rows).
+    """
+    founds = [found for _, found in members]
+    for problem, found in members:
+        problem._extend(found)
+    if outer is None:  # the trials are the test set: the power is the survival itself
+        return [problem._tail[:found + 1].copy() for problem, found in members]
+    ends = [min(MAX_TEST_SIZE, max(2 * found, found + 100)) for found in founds]
+    # the end of each search's block holding its f, in its own run
+    largest = max(min(end, (found - 1) // URN_BLOCK * URN_BLOCK + URN_BLOCK)
+                  for found, end in zip(founds, ends, strict=True))
+    for (problem, _), end in zip(members, ends, strict=True):
+        problem._extend(min(end, largest))
+    curves = [np.empty(found + 1) for found in founds]
+    for curve, (problem, _) in zip(curves, members, strict=True):
+        curve[0] = problem._tail[0]
+    rows = np.zeros((URN_BLOCK + 1, 64))
+    moved = np.empty(64)
+    rows[0, 0] = 1.0
+    low, kept = 0, 1
+    for start in range(0, largest, URN_BLOCK):
+        steps = min(URN_BLOCK, largest - start)
+        width = kept + steps
+        if width > rows.shape[1]:
+            wider = np.zeros((URN_BLOCK + 1, 2 * width))
+            wider[0, :kept] = rows[0, :kept]
+            rows, moved = wider, np.empty(2 * width)
+        block = rows[:steps + 1, :width]
+        block[0, kept:] = 0.0
+        chance = outer.chances(start + np.arange(steps)[:, None], np.arange(low, low + width))
+        step, shifted = moved[:width], moved[:width - 1]
+        for here, there, above, c in zip(block[:-1], block[1:], block[1:, 1:], chance,
+                                         strict=True):
+            np.multiply(here, c, step)
+            np.subtract(here, step, there)
+            np.add(above, shifted, above)
+        for curve, (problem, found), end in zip(curves, members, ends, strict=True):
+            if start < found:
+                own = min(URN_BLOCK, end - start)  # the search's own block: its rows, counts
+                dots = row_dots(block[1:own + 1, :kept + own],
+                                problem._tail[low:low + kept + own])
+                take = min(own, found - start)
+                curve[start + 1:start + take + 1] = dots[:take]
+        last = block[-1]
+        cut = int(np.searchsorted(np.cumsum(last), URN_NEGLIGIBLE))
+        stop = width - int(np.searchsorted(np.cumsum(last[::-1]), URN_NEGLIGIBLE))
+        rows[0, :stop - cut] = last[cut:stop]
+        low, kept = low + cut, stop - cut
+    return curves
 
 
 def _passes(tests: IntArray, measure: str, interval: str, theta: float) -> Array:
