@@ -66,7 +66,7 @@ from studies.report.tables import claims_table, headline_table
 from studies.report.tables import summaries as study_summaries
 from studies.suite import SUITE_FALSE_ALARM, claim_false_alarm, study_names
 
-__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "ademp_sections", "study_figures",
+__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "ademp_sections", "study_figure",
            "untimed", "write_report"]
 
 ADEMP: tuple[str, ...] = ("Aims", "Data-generating mechanisms", "Estimands", "Methods",
@@ -707,30 +707,32 @@ def _tested(study: Study, result: StudyResult, meta: Mapping[str, Any]) -> str:
     return f"{_text(cells)} cells ({parameters}; {how}) of the methods {methods}"
 
 
-def study_figures(study: Study, result: StudyResult, *, run_dir: str | Path,
-                  summary: Sequence[Mapping[str, Any]] | None) -> list[str]:
-    """The SVG text of each figure a study declares, in order (`studies.report.figures.draw`).
+def study_figure(study: Study, result: StudyResult, index: int, *, run_dir: str | Path,
+                 summary: Sequence[Mapping[str, Any]] | None) -> str:
+    """The SVG text of a study's ``index``-th figure (from 1; `studies.report.figures.draw`).
 
     Parameters
     ----------
     study : Study
     result : StudyResult
         Its results.
+    index : int
+        The figure's place in ``study.figures``, from 1 (its file is ``NAME-INDEX.svg``).
     run_dir : path
         The run directory (a zip plot of a stored result reads its estimates there).
     summary : rows, optional
-        The study's summary rows (`studies.report.tables.summaries`), for its summary figures.
+        The study's summary rows (`studies.report.tables.summaries`), for its summary figures;
+        computed when not given.
 
     Returns
     -------
-    list of str
-        One SVG document per figure, the same bytes in any process.
+    str
+        The SVG document, the same bytes in any process.
     """
     rows = summary if summary is not None else study_summaries({study.name: result},
                                                                [study])[study.name]
-    return [draw(figure, study, result, figure_id=f"{study.name}-{index}", run_dir=run_dir,
-                 summary=rows if study.summary else None)
-            for index, figure in enumerate(study.figures, start=1)]
+    return draw(study.figures[index - 1], study, result, figure_id=f"{study.name}-{index}",
+                run_dir=run_dir, summary=rows if study.summary else None)
 
 
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
@@ -743,7 +745,8 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     found = list(summary_rows) if summary_rows is not None else \
         study_summaries({name: result}, [study])[name]
     if drawn is None:
-        drawn = study_figures(study, result, run_dir=run_dir, summary=found)
+        drawn = [study_figure(study, result, index, run_dir=run_dir, summary=found)
+                 for index in range(1, len(study.figures) + 1)]
     figures = []
     for index, (figure, svg) in enumerate(zip(study.figures, drawn, strict=True), start=1):
         _write(out / "figures" / f"{name}-{index}.svg", svg, written)
@@ -926,8 +929,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         The run compared with a baseline (`studies.report.compare`), shown on the index page
         and kept in report.json.
     figures : mapping of str to sequence of str, optional
-        Studies' figures drawn already (`study_figures`, in other processes while the run
-        went on); the others are drawn here.
+        Studies' figures drawn already (`study_figure`, in other processes while the run
+        went on), in order; the others are drawn here.
     """
     stored = run_dir if isinstance(run_dir, StoredRun) else read_run(run_dir, results=results)
     run_dir, meta, state = stored.directory, stored.metadata, stored.state

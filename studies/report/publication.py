@@ -68,7 +68,7 @@ from studies.engine.execution import process_pool
 from studies.engine.reading import StoredRun, read_run
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
-from studies.report.pages import study_figures, write_report
+from studies.report.pages import study_figure, write_report
 from studies.report.tables import write_tables
 from studies.suite import claim_false_alarm, get_study, study_names
 
@@ -162,16 +162,16 @@ class _Drawing:
     """Draws finished studies' figures in local worker processes while the run goes on.
 
     Figures are most of a report's cost (matplotlib lays out every panel): drawn as each
-    study finishes, in ``workers`` processes beside the run's own, they share the cores with
-    the run instead of following it. A study with packed groups (an exact grid of up to
-    millions of cells) is drawn in this process at the end, since sending its results to
-    another process would copy them. The SVG text is the same in any process.
+    study finishes, one figure per task in ``workers`` processes beside the run's own, they
+    share the cores with the run instead of following it. A study with packed groups (an
+    exact grid of up to millions of cells) is drawn in this process at the end, since sending
+    its results to another process would copy them. The SVG text is the same in any process.
     """
 
     def __init__(self, workers: int) -> None:
         self._workers = workers
         self._pool: cf.ProcessPoolExecutor | None = None
-        self._drawn: dict[str, cf.Future[list[str]]] = {}
+        self._drawn: dict[str, list[cf.Future[str]]] = {}
 
     def submit(self, study: Study, result: StudyResult, run_dir: Path,
                summary: Sequence[Mapping[str, Any]]) -> None:
@@ -180,14 +180,16 @@ class _Drawing:
         if self._pool is None:
             self._pool = process_pool(self._workers)
         # an absolute path: the pool's processes keep the directory they started in
-        self._drawn[study.name] = self._pool.submit(study_figures, study, result,
-                                                    run_dir=run_dir.resolve(),
-                                                    summary=list(summary))
+        self._drawn[study.name] = [
+            self._pool.submit(study_figure, study, result, index, run_dir=run_dir.resolve(),
+                              summary=list(summary))
+            for index in range(1, len(study.figures) + 1)]
 
     def figures(self) -> dict[str, list[str]]:
         """Every submitted study's figures (waiting for them); the pool is then closed."""
         try:
-            return {name: future.result() for name, future in self._drawn.items()}
+            return {name: [future.result() for future in futures]
+                    for name, futures in self._drawn.items()}
         finally:
             self.close()
 

@@ -42,9 +42,10 @@ Methods
     an error): under simple random sampling ``jaccard-clopper-pearson`` (guaranteed
     coverage), ``jaccard-wilson``, ``jaccard-jeffreys`` and ``dirichlet-posterior``; under
     stratified sampling ``segments-clopper-pearson`` (guaranteed coverage). The Monte Carlo
-    methods use ``draws`` posterior or bootstrap draws per interval (a grid parameter: 1,000
-    on the quick grid, 2,000 on the full one); their randomness comes from the cell's stream
-    (an entropy drawn in `generate`), the same for every method of a cell; a Monte Carlo
+    methods use ``draws`` posterior or bootstrap draws per interval (a grid parameter: 250
+    on the quick grid, where no claim is about them, 2,000 on the full one); their
+    randomness comes from the cell's stream (an entropy drawn in `generate`), the same for
+    every method of a cell; a Monte Carlo
     method's two-sided interval and its LOSCI are read from the same draws, made once
     (`estimators.F1Estimate.confidence_intervals`). A user method
     (``--method module:callable``) has ``f1_ci``'s signature without ``method``:
@@ -511,7 +512,7 @@ STUDY = Study(
     grids={
         "quick": Grid({"design": ["srs", "stratified"], "prevalence": [0.03, 0.15, 0.5],
                        "f1": [0.3, 0.7, 0.95], "n": [50, 500], "confidence_level": [0.95],
-                       "draws": [1_000]}, n_replicates=1_024),
+                       "draws": [250]}, n_replicates=1_024),
         "full": Grid({"design": ["srs", "stratified"],
                       "prevalence": [0.03, 0.05, 0.1, 0.2, 0.3, 0.5],
                       "f1": [0.3, 0.5, 0.7, 0.8, 0.9, 0.95],

@@ -20,7 +20,8 @@ Data-generating mechanisms
     20,000`` documents (a larger test set is not one a practitioner labels); the test set of
     the planned size ``s(M)`` is a fresh simple random sample, certified with the same bound.
     Quick grid: one population (``pi = 0.15``, ``F = 0.85``), the measure certified (grid
-    parameter ``certified``) accuracy and recall, ``f`` 0.9 and 0.95, ``r = 200``. Full
+    parameter ``certified``) accuracy and recall, ``f = 0.9`` (where the recall claim's
+    shortfall is nearest its bound), ``r = 200``. Full
     grid: ``pi`` 0.05, 0.15, 0.4 x ``F`` 0.7, 0.85 x the four measures x ``f`` 0.8, 0.9,
     0.95, ``r = 200``.
 Estimands
@@ -511,7 +512,7 @@ STUDY = Study(
     version="1",
     grids={
         "quick": Grid({"prevalence": [0.15], "f1": [0.85], "certified": ["accuracy", "recall"],
-                       "f": [0.9, 0.95], "r": [200]}, n_replicates=200),
+                       "f": [0.9], "r": [200]}, n_replicates=200),
         "full": Grid({"prevalence": [0.05, 0.15, 0.4], "f1": [0.7, 0.85],
                       "certified": list(MEASURES), "f": [0.8, 0.9, 0.95], "r": [200]},
                      n_replicates=500),

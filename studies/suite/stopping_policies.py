@@ -858,7 +858,7 @@ STUDY = Study(
     ademp=__doc__,
     version="1",
     grids={
-        "quick": Grid({"topic": [8, 14, 22], "interval": ["delta"]}, n_replicates=3),
+        "quick": Grid({"topic": [14, 22], "interval": ["delta"]}, n_replicates=3),
         "full": Grid({"topic": list(range(TOPICS)), "interval": list(INTERVALS)},
                      n_replicates=20),
     },
