@@ -174,7 +174,7 @@ class _Drawing:
         self._drawn: dict[str, list[cf.Future[str]]] = {}
 
     def submit(self, study: Study, result: StudyResult, run_dir: Path,
-               summary: Sequence[Mapping[str, Any]]) -> None:
+               summary: Sequence[Mapping[str, Any]] | None) -> None:
         if self._workers <= 1 or result.groups or not study.figures:
             return
         if self._pool is None:
@@ -182,7 +182,7 @@ class _Drawing:
         # an absolute path: the pool's processes keep the directory they started in
         self._drawn[study.name] = [
             self._pool.submit(study_figure, study, result, index, run_dir=run_dir.resolve(),
-                              summary=list(summary))
+                              summary=None if summary is None else list(summary))
             for index in range(1, len(study.figures) + 1)]
 
     def figures(self) -> dict[str, list[str]]:
@@ -329,7 +329,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         written = write_tables(found, target, chosen, judged)
         summaries.update(written)
         for name, result in found.items():
-            drawing.submit(by_name[name], result, target, written[name])
+            drawing.submit(by_name[name], result, target, written.get(name))
 
     if command is None:
         command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
