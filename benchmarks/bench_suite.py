@@ -118,7 +118,8 @@ def _tables(directory: Path) -> dict[str, bytes]:
 def measure_study(name: str, workers: Sequence[int], grid: str, scratch: Path
                   ) -> dict[str, Any]:
     """One study's row: its cells, and for each worker count the run's and the report's cost."""
-    row: dict[str, Any] = {"study": name, "cells": _cells(name, grid)}
+    row: dict[str, Any] = {"study": name, "cells": _cells(name, grid),
+                           "load": os.getloadavg()[0]}
     for count in workers:
         out = scratch / f"{name}-{count}"
         shutil.rmtree(out, ignore_errors=True)
@@ -194,21 +195,23 @@ def markdown(rows: Sequence[dict[str, Any]], workers: Sequence[int],
     head = ["study", "cells"]
     for count in workers:
         head += [f"{count} worker{'s' if count > 1 else ''}", f"peak memory ({count})"]
-    head += ["judging + report (from the store)", "its peak memory", "verdicts"]
+    head += ["judging + report (from the store)", "its peak memory", "load before",
+             "verdicts"]
     lines = ["| " + " | ".join(head) + " |",
              "| --- | " + " | ".join("---:" for _ in head[1:-1]) + " | --- |"]
     for row in rows:
         cells = [f"`{row['study']}`", f"{row['cells']:,}"]
         for count in workers:
             cells += [_minutes(row[f"run_s_{count}"]), f"{row[f'run_mb_{count}']:,.0f} MB"]
-        cells += [_minutes(row["report_s"]), f"{row['report_mb']:,.0f} MB", row["verdicts"]]
+        cells += [_minutes(row["report_s"]), f"{row['report_mb']:,.0f} MB",
+                  f"{row['load']:.2f}", row["verdicts"]]
         lines.append("| " + " | ".join(cells) + " |")
     total = ["**total**", f"{sum(r['cells'] for r in rows):,}"]
     for count in workers:
         total += [f"**{_minutes(sum(r[f'run_s_{count}'] for r in rows))}**",
                   f"{max(r[f'run_mb_{count}'] for r in rows):,.0f} MB (largest)"]
     total += [_minutes(sum(r["report_s"] for r in rows)),
-              f"{max(r['report_mb'] for r in rows):,.0f} MB (largest)", ""]
+              f"{max(r['report_mb'] for r in rows):,.0f} MB (largest)", "", ""]
     lines.append("| " + " | ".join(total) + " |")
     text = "\n".join(lines)
     if dask is not None:
@@ -227,7 +230,9 @@ def markdown(rows: Sequence[dict[str, Any]], workers: Sequence[int],
             "each study as its own `evalcert study run` command (run, claims, tables and "
             "report; wall time and the peak resident memory of the command and its workers, "
             "summed), then `evalcert study report` on the finished run (judging and "
-            "reporting read back from the store). The whole suite takes about "
+            "reporting read back from the store). \"Load before\" is the machine's 1-minute "
+            "load average as the study started (above 0.1: other processes were running and "
+            "the times are high). The whole suite takes about "
             f"{worker_hours:.2f} worker-hours ({workers[0]} worker"
             f"{'s' if workers[0] > 1 else ''}).\n\n" + text)
 
