@@ -406,7 +406,10 @@ class _Judge:
         self._nearest_deviation = -math.inf
 
     def add(self, rows: pd.DataFrame) -> None:
-        """Take the rows of a piece (tidy columns and ``error``) that are in the claim."""
+        """Take the rows of a piece (tidy columns and ``error``) of cells in the claim's region.
+
+        The rows of other methods and measures are left out here.
+        """
         claim = self.claim
         counted = unit = None
         if claim.resolution_unit:
@@ -416,8 +419,6 @@ class _Judge:
             base = rows[rows["measure"] == CONDITIONAL[claim.measure]]
             counted = base.set_index(["position", "method"])["value"]
         rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
-        if len(rows) and claim.where:  # the region reads the grid parameters only
-            rows = rows[region_mask(rows[self.params], claim.where)]
         replicates = rows["n_replicates"].to_numpy(float, na_value=np.nan)
         counts = replicates
         if counted is not None and len(rows):
@@ -631,26 +632,31 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
                 for i, c in enumerate(claims) if i not in judged}
     if judged:
         methods = {m for i in judged for m in claims[i].methods}
-        measures = {claims[i].measure for i in judged}
-        measures |= {CONDITIONAL[m] for m in measures if m in CONDITIONAL}
-        measures |= {claims[i].resolution_unit for i in judged if claims[i].resolution_unit}
         params = list(dict.fromkeys([*result.parameters, *_cell_parameters(result)]))
         judges = {i: _Judge(claims[i], params) for i in judged}
-        for piece in result.frames(methods=methods, measures=measures,
-                                   batch_rows=_BATCH_ROWS):
-            piece = piece.assign(error="")
+        # each claim reads only its methods, measures and region, one part of the grid at a
+        # time, so that every claim is judged in one pass over a packed grid
+        for part in result.batches(_BATCH_CELLS):
             for judge in judges.values():
-                judge.add(piece)
+                claim = judge.claim
+                measures = {claim.measure, CONDITIONAL.get(claim.measure),
+                            claim.resolution_unit} - {None, ""}
+                for piece in part.frames(methods=claim.methods, measures=measures,
+                                         where=claim.where, batch_rows=_BATCH_ROWS):
+                    judge.add(piece.assign(error=""))
         errors = result.errors_frame(methods)
         if len(errors):
             errors = errors.assign(value=np.nan, mcse=np.nan, n_replicates=np.nan)
             for judge in judges.values():
-                judge.add(errors.assign(measure=judge.claim.measure))
+                where = judge.claim.where
+                inside = errors[region_mask(errors[params], where)] if where else errors
+                judge.add(inside.assign(measure=judge.claim.measure))
         verdicts.update((i, j.verdict(familywise_error)) for i, j in judges.items())
     return [verdicts[i] for i in range(len(claims))]
 
 
 _BATCH_ROWS = 500_000  # rows per piece read: the per-piece cost paid rarely, memory bounded
+_BATCH_CELLS = 500_000  # packed cells held at once while the claims read them
 
 
 def _cell_parameters(result: StudyResult) -> list[str]:

@@ -7,34 +7,108 @@ the one thing each names.
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import os
+import sqlite3
 import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from studies.engine.design import Study
-from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
-from studies.engine.store import RunStore, damaged, existing_store
+import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["RunState", "StoredRun", "decoded_row", "group_results", "read_run", "read_store",
-           "results_from_store", "run_state"]
+from studies.engine.design import Study
+from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult, unpack_arrays
+from studies.engine.store import RunStore, damaged, existing_store, read_only
+
+__all__ = ["RunState", "StoredArrays", "StoredRun", "decoded_row", "group_results", "read_run",
+           "read_store", "results_from_store", "run_state"]
 
 T = TypeVar("T")
 
 
-def read_store(store: RunStore) -> list[CellResult | PackedGroup]:
-    """Every finished cell and packed group in an open run store.
+def read_store(store: RunStore, *, study: str | None = None
+               ) -> list[CellResult | PackedGroup]:
+    """Every finished cell and packed group in an open run store (``study``: its only).
+
+    A packed group's arrays stay in the store and are read when used (`StoredArrays`).
 
     Raises
     ------
     ValueError
         When a row cannot be decoded (the store is damaged; `studies.engine.store.damaged`).
     """
-    return [*(decoded_row(CellResult.from_row, r, "cells", store) for r in store.cells()),
-            *(decoded_row(PackedGroup.from_row, r, "groups", store) for r in store.groups())]
+    return [*(decoded_row(CellResult.from_row, r, "cells", store)
+              for r in store.cells(study=study)),
+            *(decoded_row(functools.partial(_stored_group, store), r, "groups", store)
+              for r in store.groups(study=study, values=False))]
+
+
+def _stored_group(store: RunStore, row: Mapping[str, Any]) -> PackedGroup:
+    with store.group_arrays(row["rowid"]) as blob:
+        positions, _ = unpack_arrays(blob, values=False)
+    return PackedGroup(study=row["study"], key=row["key"], shared=json.loads(row["shared"]),
+                       axes=json.loads(row["axes"]), positions=positions,
+                       values=StoredArrays(store.path, row["study"], row["key"]),
+                       errors=json.loads(row["errors"]), seconds=row["seconds"])
+
+
+class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
+    """A stored packed group's ``values[method][measure]``, read from its store when used.
+
+    A grid of millions of packed cells (1.9 GB of arrays for ``coverage_proportion``'s full
+    grid) is not held in memory: a reader reads each group's arrays as it comes to it. The
+    group read last is kept, so readers taking one group in turn read it once.
+    """
+
+    def __init__(self, path: Path, study: str, key: str) -> None:
+        self._ident = (Path(path), study, key)
+
+    def _arrays(self) -> dict[str, dict[str, NDArray[np.float64]]]:
+        global _last_read
+        if _last_read is not None and _last_read[0] == self._ident:
+            return _last_read[1]
+        path, study, key = self._ident
+        if not path.exists():
+            raise ValueError(f"the run store {path} that study {study!r}'s results were read "
+                             "from no longer exists; read them again from where it is now.")
+        try:
+            values = _read_arrays(path, study, key)
+        except (sqlite3.Error, ValueError, OSError) as error:
+            raise damaged("directory", path.parent, f"the arrays of study {study!r}'s group "
+                          f"{key!r} cannot be read: {type(error).__name__}: {error}") from None
+        _last_read = (self._ident, values)
+        return values
+
+    def __getitem__(self, method: str) -> Mapping[str, NDArray[np.float64]]:
+        return self._arrays()[method]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._arrays())
+
+    def __len__(self) -> int:
+        return len(self._arrays())
+
+
+def _read_arrays(path: Path, study: str, key: str
+                 ) -> dict[str, dict[str, NDArray[np.float64]]]:
+    db = read_only(path)
+    try:
+        row = db.execute("SELECT rowid FROM groups WHERE study = ? AND key = ?",
+                         (study, key)).fetchone()
+        if row is None:
+            raise ValueError("the group is not in the store")
+        with db.blobopen("groups", "values", row[0], readonly=True) as blob:
+            return unpack_arrays(blob)[1]
+    finally:
+        db.close()
+
+
+_last_read: tuple[tuple[Path, str, str], dict[str, dict[str, NDArray[np.float64]]]] | None = None
 
 
 def decoded_row(decode: Callable[[Mapping[str, Any]], T], row: Mapping[str, Any], table: str,

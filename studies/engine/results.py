@@ -12,9 +12,13 @@ grid of millions of cells can be read in chunks.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import functools
 import io
 import itertools
 import json
+import math
 import os
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,13 +32,15 @@ from numpy.typing import NDArray
 
 from studies.engine import replicates, seeding
 from studies.engine.performance import Performance, exact_cells
+from studies.engine.regions import region_mask
 
 __all__ = ["FRAME_COLUMNS", "CellResult", "PackedGroup", "RunResults", "StudyResult",
-           "cell_params", "now"]
+           "cell_params", "group_regions", "now", "pack_arrays", "unpack_arrays"]
 
 # The columns of a tidy frame besides the cell's parameters (which come after ``position``).
 FRAME_COLUMNS: tuple[str, ...] = (
     "study", "position", "method", "measure", "value", "mcse", "path", "n_replicates")
+_REGION_GROUPS = 100  # packed groups whose cells one query selects at once
 
 
 def now() -> str:
@@ -110,20 +116,26 @@ class PackedGroup:
 
     @property
     def size(self) -> int:
-        """Number of cells."""
-        return int(self.positions.size)
+        """Number of cells (the product of the axes' lengths)."""
+        return math.prod(len(v) for v in self.axes.values())
 
     def column(self, name: str) -> NDArray[Any]:
         """Parameter ``name`` of every cell (a shared one repeated), one entry per cell.
 
         A parameter holding lists gives an object array of those lists.
         """
+        levels, codes = self._coded(name)
+        return levels[codes]
+
+    def _coded(self, name: str) -> tuple[NDArray[Any], NDArray[np.intp]]:
+        """Parameter ``name`` as its distinct values and each cell's index into them."""
         if name in self.shared:
-            return _levels([self.shared[name]])[np.zeros(self.size, dtype=np.intp)]
+            return _levels([self.shared[name]]), np.zeros(self.size, dtype=np.intp)
         names = list(self.axes)
-        grids = np.meshgrid(*(np.arange(len(v)) for v in self.axes.values()), indexing="ij")
-        index = grids[names.index(name)].ravel()
-        return _levels(self.axes[name])[index]
+        shape = [len(v) for v in self.axes.values()]
+        axis = names.index(name)
+        index = np.arange(shape[axis]).reshape([-1 if i == axis else 1 for i in range(len(shape))])
+        return _levels(self.axes[name]), np.broadcast_to(index, shape).ravel()
 
     def cells(self) -> tuple[CellResult, ...]:
         """The group as `CellResult` objects (small grids: tests, `StudyResult.rows`)."""
@@ -138,54 +150,165 @@ class PackedGroup:
             for i, (position, cell) in enumerate(zip(self.positions, params, strict=True)))
 
     def to_frame(self, *, methods: Collection[str] | None = None,
-                 measures: Collection[str] | None = None) -> pd.DataFrame:
+                 measures: Collection[str] | None = None,
+                 cells: NDArray[np.intp] | None = None) -> pd.DataFrame:
         """The group's tidy rows (`StudyResult.to_frame`), built from its arrays.
 
-        Only the rows of ``methods`` and ``measures``, when given.
+        Only the rows of ``methods`` and ``measures``, and of the cells at the indices
+        ``cells`` (in the group's order), when given.
         """
-        pieces = [(method, measure, values) for method, found in self.values.items()
+        return _packed_frame([self._columns(methods, measures, cells)])
+
+    def _columns(self, methods: Collection[str] | None, measures: Collection[str] | None,
+                 cells: NDArray[np.intp] | None) -> dict[str, Any]:
+        """The arrays of `to_frame`'s columns up to ``value``; a parameter, method or
+        measure column as its distinct values and each row's index into them."""
+        values = self.values
+        pieces = [(method, measure, found[measure]) for method, found in values.items()
                   if methods is None or method in methods
-                  for measure, values in found.items() if measures is None or measure in measures]
-        k = len(pieces)
-        columns: dict[str, Any] = {"study": self.study,
-                                   "position": np.repeat(self.positions, k)}
+                  for measure in found if measures is None or measure in measures]
+        chosen = np.arange(self.size) if cells is None else np.asarray(cells, dtype=np.intp)
+        k, size = len(pieces), chosen.size
+        columns: dict[str, Any] = {"study": (_levels([self.study]), np.zeros(size * k, np.intp)),
+                                   "position": np.repeat(self.positions[chosen], k)}
         for name in [*self.shared, *self.axes]:
-            columns[name] = np.repeat(self.column(name), k)
-        columns["method"] = np.tile(np.array([p[0] for p in pieces], dtype=object), self.size)
-        columns["measure"] = np.tile(np.array([p[1] for p in pieces], dtype=object), self.size)
-        columns["value"] = (np.stack([p[2] for p in pieces], axis=1).ravel() if pieces
+            levels, codes = self._coded(name)
+            columns[name] = (levels, np.repeat(codes[chosen], k))
+        tiled = np.tile(np.arange(k), size)
+        columns["method"] = (np.array([p[0] for p in pieces], dtype=str), tiled)
+        columns["measure"] = (np.array([p[1] for p in pieces], dtype=str), tiled)
+        columns["value"] = (np.stack([p[2][chosen] for p in pieces], axis=1).ravel() if pieces
                             else np.empty(0))
-        columns["mcse"] = 0.0
-        columns["path"] = "exact"
-        columns["n_replicates"] = pd.arrays.IntegerArray(  # missing: the exact path
-            np.zeros(self.size * k, dtype=np.int64), np.ones(self.size * k, dtype=bool))
-        return pd.DataFrame(columns)
+        return columns
+
+    def loaded(self) -> PackedGroup:
+        """The group with its arrays in memory (itself, unless they are read from a store)."""
+        if isinstance(self.values, dict):
+            return self
+        return dataclasses.replace(self, values={m: dict(found)
+                                                 for m, found in self.values.items()})
+
+    def region(self, where: str) -> NDArray[np.bool_]:
+        """Which of the group's cells (in its order) the query ``where`` selects (`regions`)."""
+        return group_regions([self], where)[0]
 
     def to_row(self) -> dict[str, Any]:
-        """The run-store row (table ``groups``)."""
-        arrays: dict[str, Any] = {
-            f"{m}/{k}": v for m, found in self.values.items() for k, v in found.items()}
-        buffer = io.BytesIO()
-        np.savez(buffer, positions=self.positions, **arrays)
+        """The run-store row (table ``groups``); its arrays as `pack_arrays` writes them."""
         return {"study": self.study, "key": self.key, "position": int(self.positions[0]),
                 "cells": self.size, "shared": json.dumps(dict(self.shared)),
                 "axes": json.dumps({k: list(v) for k, v in self.axes.items()}),
-                "values": buffer.getvalue(), "errors": json.dumps(dict(self.errors)),
-                "seconds": self.seconds, "finished": now()}
+                "values": pack_arrays(self.positions, self.values),
+                "errors": json.dumps(dict(self.errors)), "seconds": self.seconds,
+                "finished": now()}
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> PackedGroup:
         """Inverse of `to_row`."""
-        values: dict[str, dict[str, NDArray[np.float64]]] = {}
-        with np.load(io.BytesIO(row["values"])) as data:
-            positions = data["positions"]
-            for name in data.files:
-                if name != "positions":
-                    method, _, measure = name.rpartition("/")
-                    values.setdefault(method, {})[measure] = data[name]
+        positions, values = unpack_arrays(io.BytesIO(row["values"]))
         return cls(study=row["study"], key=row["key"], shared=json.loads(row["shared"]),
                    axes=json.loads(row["axes"]), positions=positions, values=values,
                    errors=json.loads(row["errors"]), seconds=row["seconds"])
+
+
+def pack_arrays(positions: NDArray[np.int64],
+                values: Mapping[str, Mapping[str, NDArray[np.float64]]]) -> bytes:
+    """A packed group's arrays as stored: three ``.npy`` arrays one after the other.
+
+    The cells' grid positions, the names ``method/measure`` and one row of values per name.
+    Read in that order, the positions come first without the values (`unpack_arrays`).
+    """
+    names = [f"{m}/{k}" for m, found in values.items() for k in found]
+    rows = [v for found in values.values() for v in found.values()]
+    buffer = io.BytesIO()
+    for array in (np.asarray(positions, dtype=np.int64), np.array(names, dtype=str),
+                  np.stack(rows) if rows else np.empty((0, len(positions)))):
+        np.lib.format.write_array(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def unpack_arrays(source: Any, *, values: bool = True
+                  ) -> tuple[NDArray[np.int64], dict[str, dict[str, NDArray[np.float64]]]]:
+    """The positions and ``values[method][measure]`` of a stored group (`pack_arrays`).
+
+    ``source`` is a readable, seekable binary file (a ``BytesIO`` or an open SQLite blob).
+    ``values=False`` reads the positions only (the values are returned empty). A store
+    written before this layout holds an ``.npz`` archive, read whole.
+    """
+    head = source.read(2)
+    source.seek(0)
+    found: dict[str, dict[str, NDArray[np.float64]]] = {}
+    if head == b"PK":
+        with np.load(io.BytesIO(source.read())) as data:
+            positions = data["positions"]
+            for name in data.files if values else ():
+                if name != "positions":
+                    method, _, measure = name.rpartition("/")
+                    found.setdefault(method, {})[measure] = data[name]
+        return positions, found
+    positions = np.lib.format.read_array(source, allow_pickle=False)
+    if values:
+        names = np.lib.format.read_array(source, allow_pickle=False)
+        rows = np.lib.format.read_array(source, allow_pickle=False)
+        for name, row in zip(names.tolist(), rows, strict=True):
+            method, _, measure = name.rpartition("/")
+            found.setdefault(method, {})[measure] = row
+    return positions, found
+
+
+def _text(levels: Sequence[str] | NDArray[Any], codes: NDArray[np.intp]) -> Any:
+    """The string column ``levels[codes]`` with the dtype pandas infers for Python strings."""
+    return pd.array(np.asarray(levels, dtype=object), dtype="str").take(codes)
+
+
+def _referenced(where: str, names: Sequence[str]) -> list[str]:
+    """The parameters among ``names`` that the query ``where`` reads (all, if unsure)."""
+    used = _names(where)
+    found = [name for name in names if used is not None and name in used]
+    return found or list(names)
+
+
+@functools.lru_cache(maxsize=256)
+def _names(where: str) -> frozenset[str] | None:
+    """The names a query reads; None when it is not plain Python (backquotes, @ variables)."""
+    try:
+        tree = ast.parse(where, mode="eval")
+    except SyntaxError:
+        return None
+    return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+
+
+def group_regions(groups: Sequence[PackedGroup], where: str) -> list[NDArray[np.bool_]]:
+    """Which cells of each packed group the query ``where`` selects (`regions.region_mask`).
+
+    The query runs once over all the groups, on one row per distinct combination of the
+    parameters it reads: a group of 9,000 cells whose query reads only its shared ``n`` and
+    two axes of 3 values each is 9 rows. Empty ``where``: every cell.
+    """
+    if not where:
+        return [np.ones(g.size, dtype=bool) for g in groups]
+    shapes, frames = [], []
+    for group in groups:
+        names = _referenced(where, [*group.shared, *group.axes])
+        read = [name for name in group.axes if name in names]
+        shape = [len(v) for k, v in group.axes.items() if k in read]
+        grids = np.meshgrid(*(np.arange(n) for n in shape), indexing="ij")
+        count = math.prod(shape)
+        coded = [(k, _levels([group.shared[k]]), np.zeros(count, dtype=np.intp))
+                 for k in group.shared if k in names]
+        coded += [(k, _levels(group.axes[k]), index.ravel())
+                  for k, index in zip(read, grids, strict=True)]
+        columns = {k: _text(levels, codes) if levels.dtype.kind == "U" else levels[codes]
+                   for k, levels, codes in coded}
+        frames.append(pd.DataFrame(columns, index=pd.RangeIndex(count)))
+        shapes.append([len(v) if k in read else 1 for k, v in group.axes.items()])
+    mask = region_mask(pd.concat(frames, ignore_index=True), where) if frames else np.zeros(0)
+    found, start = [], 0
+    for group, shape in zip(groups, shapes, strict=True):
+        count = math.prod(shape)
+        full = [len(v) for v in group.axes.values()]
+        found.append(np.broadcast_to(mask[start:start + count].reshape(shape), full).ravel())
+        start += count
+    return found
 
 
 @dataclass(frozen=True)
@@ -221,39 +344,72 @@ class StudyResult:
         ]
 
     def frames(self, *, methods: Collection[str] | None = None,
-               measures: Collection[str] | None = None, batch_rows: int = 0
-               ) -> Iterator[pd.DataFrame]:
+               measures: Collection[str] | None = None, where: str = "",
+               batch_rows: int = 0) -> Iterator[pd.DataFrame]:
         """The tidy frame of `to_frame` in pieces: the plain cells, then the packed groups.
 
         Reads a grid of millions of packed cells a few groups at a time (a group of
-        ``coverage_proportion``'s full grid is 1,000 cells, about 50,000 rows).
+        ``coverage_proportion``'s full grid is 9,000 cells, 234,000 rows), and builds rows
+        only for the cells, methods and measures asked for.
 
         Parameters
         ----------
         methods, measures : collection of str, optional
             Only the rows of these methods and measures (built from the groups' arrays
             without the others).
+        where : str
+            Only the rows of the cells this query over the grid parameters selects
+            (`studies.engine.regions.region_mask`; empty: every cell). A packed group with
+            no such cell is not read.
         batch_rows : int
             Join consecutive groups into pieces of at least this many rows (0: one piece
             per group), so that a reader pays its per-piece cost fewer times.
         """
         if self.cells:
-            frame = _cells_frame(self.study, self.cells, methods, measures)
+            cells = self.cells
+            if where:
+                chosen = region_mask(pd.DataFrame([dict(c.params) for c in cells]), where)
+                cells = tuple(c for c, keep in zip(cells, chosen, strict=True) if keep)
+            frame = _cells_frame(self.study, cells, methods, measures)
             if len(frame):
                 yield _standard(frame, self.parameters)
-        batch: list[pd.DataFrame] = []
+        batch: list[dict[str, Any]] = []
+        size = 0
+        for start in range(0, len(self.groups), _REGION_GROUPS):
+            groups = self.groups[start:start + _REGION_GROUPS]
+            for group, chosen in zip(groups, group_regions(groups, where), strict=True):
+                if not chosen.any():
+                    continue
+                columns = group._columns(methods, measures,
+                                         None if chosen.all() else np.flatnonzero(chosen))
+                if not len(columns["value"]):
+                    continue
+                batch.append(columns)
+                size += len(columns["value"])
+                if size >= batch_rows:
+                    yield _standard(_packed_frame(batch), self.parameters)
+                    batch, size = [], 0
+        if batch:
+            yield _standard(_packed_frame(batch), self.parameters)
+
+    def batches(self, cells: int = 500_000) -> Iterator[StudyResult]:
+        """The result in parts of about ``cells`` cells: the plain cells, then packed groups.
+
+        Each part holds its groups' arrays in memory (a stored group is read once for the
+        part), so several readers can go over one part while the grid streams through.
+        """
+        if self.cells:
+            yield StudyResult(self.study, self.cells, parameters=self.parameters)
+        part: list[PackedGroup] = []
         size = 0
         for group in self.groups:
-            frame = group.to_frame(methods=methods, measures=measures)
-            if not len(frame):
-                continue
-            batch.append(frame)
-            size += len(frame)
-            if size >= batch_rows:
-                yield _standard(_joined(batch), self.parameters)
-                batch, size = [], 0
-        if batch:
-            yield _standard(_joined(batch), self.parameters)
+            part.append(group.loaded())
+            size += group.size
+            if size >= cells:
+                yield StudyResult(self.study, groups=tuple(part), parameters=self.parameters)
+                part, size = [], 0
+        if part:
+            yield StudyResult(self.study, groups=tuple(part), parameters=self.parameters)
 
     def errors_frame(self, methods: Collection[str] | None = None) -> pd.DataFrame:
         """One row per (cell, method that raised in it): the parameters, method and error.
@@ -309,16 +465,42 @@ class StudyResult:
 
 def _levels(values: Sequence[Any]) -> NDArray[Any]:
     """A parameter's values as a 1-D array (object dtype when they are lists)."""
+    try:
+        found = np.asarray(values)
+    except ValueError:  # lists of unequal lengths
+        found = np.empty(0, dtype=object)
+    if found.ndim == 1 and found.dtype != object:
+        return found
     if not any(isinstance(v, list | tuple | dict | np.ndarray) for v in values):
-        return np.asarray(values)
+        return found
     found = np.empty(len(values), dtype=object)
     for i, value in enumerate(values):
         found[i] = value
     return found
 
 
-def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+def _packed_frame(parts: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The tidy rows of packed groups from their `PackedGroup._columns`, in one frame."""
+    names = list(parts[0])
+    if any(list(part) != names for part in parts[1:]):  # groups with other parameters
+        return pd.concat([_packed_frame([part]) for part in parts], ignore_index=True)
+    columns: dict[str, Any] = {}
+    for name in names:
+        found = [part[name] for part in parts]
+        if not isinstance(found[0], tuple):
+            columns[name] = found[0] if len(found) == 1 else np.concatenate(found)
+            continue
+        levels = found[0][0] if len(found) == 1 else np.concatenate([f[0] for f in found])
+        offsets = np.cumsum([0, *(len(f[0]) for f in found[:-1])])
+        codes = np.concatenate([f[1] + offset for f, offset in zip(found, offsets, strict=True)])
+        # strings with the dtype pandas infers from Python strings, built from the few levels
+        columns[name] = _text(levels, codes) if levels.dtype.kind == "U" else levels[codes]
+    rows = len(columns["value"])
+    columns["mcse"] = 0.0
+    columns["path"] = _text(["exact"], np.zeros(rows, np.intp))
+    columns["n_replicates"] = pd.arrays.IntegerArray(  # missing: the exact path
+        np.zeros(rows, dtype=np.int64), np.ones(rows, dtype=bool))
+    return pd.DataFrame(columns)
 
 
 def _cells_frame(study: str, cells: Sequence[CellResult],

@@ -29,7 +29,7 @@ from studies.engine.execution import connect_dask, execute
 from studies.engine.loading import load_study
 from studies.engine.planning import PATHS, plan, task_cells
 from studies.engine.provenance import provenance
-from studies.engine.reading import decoded_row, group_results, read_store
+from studies.engine.reading import group_results, read_store
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult, now
 from studies.engine.store import RunStore, open_store
 from studies.engine.tasks import Finished, resolve_methods
@@ -211,10 +211,7 @@ def _study_results(name: str, store: RunStore | None, collected: Sequence[Finish
     if store is None:
         finished = [r for r in collected if r.study == name]
     else:
-        finished = [*(decoded_row(CellResult.from_row, r, "cells", store)
-                      for r in store.cells(study=name)),
-                    *(decoded_row(PackedGroup.from_row, r, "groups", store)
-                      for r in store.groups(study=name))]
+        finished = read_store(store, study=name)
     return group_results(finished, [name], {name: list(parameters)})
 
 

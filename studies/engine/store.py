@@ -270,18 +270,27 @@ class RunStore:
                 f"({', '.join(':' + c for c in GROUP_COLUMNS)})",
                 [dict(row) for row in rows])
 
-    def groups(self, *, study: str | None = None) -> list[dict[str, Any]]:
+    def groups(self, *, study: str | None = None, values: bool = True
+               ) -> list[dict[str, Any]]:
         """Every finished packed group, by study and grid position of its first cell.
 
-        ``study``: that study's groups only.
+        ``study``: that study's groups only. ``values=False``: each row has the ``rowid``
+        of its arrays (`group_arrays`) instead of the arrays themselves.
         """
         where, args = _of_study(study)
+        columns = [c if values or c != "values" else "rowid" for c in GROUP_COLUMNS]
         with self._guarded("read"):
             if not self._has_groups():
                 return []
-            cursor = self._db.execute(f"SELECT {', '.join(_quoted(GROUP_COLUMNS))} FROM groups"
+            cursor = self._db.execute(f"SELECT {', '.join(_quoted(columns))} FROM groups"
                                       f"{where} ORDER BY study, position", args)
-            return [dict(zip(GROUP_COLUMNS, row, strict=True)) for row in cursor]
+            return [dict(zip(columns, row, strict=True)) for row in cursor]
+
+    def group_arrays(self, rowid: int) -> sqlite3.Blob:
+        """The stored arrays of one packed group, as a read-only file (read them in a
+        ``with`` block)."""
+        with self._guarded("read"):
+            return self._db.blobopen("groups", "values", rowid, readonly=True)
 
     def finished_cells(self) -> dict[str, int]:
         """Number of finished cells per study (a packed group counts its cells)."""

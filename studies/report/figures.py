@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from studies.engine import CellResult, Figure, PackedGroup, Study, StudyResult
+from studies.engine import CellResult, Figure, Study, StudyResult
 from studies.engine.regions import region_mask
 from studies.engine.replicates import cell_estimates, per_replicate
 from studies.report import plots
@@ -287,8 +287,9 @@ def _selected_pieces(figure: Figure, study: Study, result: StudyResult,
                      ) -> Iterator[pd.DataFrame]:
     """The tidy rows of the selected cells: the plain cells', then each packed group's.
 
-    The query runs on each piece's cell parameters; only a piece with selected cells is
-    turned into tidy rows, and only those of ``methods`` and ``measures`` (None: all).
+    The query runs on the cells' parameters (on the groups', `StudyResult.frames`); only
+    selected cells become tidy rows, and only those of ``methods`` and ``measures`` (None:
+    all). A packed group without a selected cell is not read.
     """
     if result.cells:
         chosen = _chosen(figure, study, [dict(c.params) for c in result.cells])
@@ -296,23 +297,20 @@ def _selected_pieces(figure: Figure, study: Study, result: StudyResult,
             cells = tuple(result.cells[i] for i in chosen)
             yield _rows(StudyResult(result.study, cells, parameters=result.parameters),
                         methods, measures)
-    for group in result.groups:
-        chosen = _chosen(figure, study, _group_params(group))
-        if chosen.size:
-            rows = _rows(StudyResult(result.study, groups=(group,),
-                                     parameters=result.parameters), methods, measures)
-            yield rows[rows["position"].isin(group.positions[chosen])] if len(rows) else rows
+    if result.groups:
+        packed = StudyResult(result.study, groups=result.groups, parameters=result.parameters)
+        try:
+            yield from packed.frames(methods=methods, measures=measures, where=figure.where)
+        except Exception as error:  # pandas raises many kinds for a bad query
+            raise _Selection(f"{_name(figure, study)} has a `where` that is not a query over "
+                             f"its parameters ({_first_line(error)}); where={figure.where!r}"
+                             ) from error
 
 
 def _rows(result: StudyResult, methods: list[str] | None, measures: list[str] | None
           ) -> pd.DataFrame:
     found = list(result.frames(methods=methods, measures=measures))
     return pd.concat(found, ignore_index=True) if found else pd.DataFrame()
-
-
-def _group_params(group: PackedGroup) -> pd.DataFrame:
-    """One row of parameters per cell of a packed group, in its cells' order."""
-    return pd.DataFrame({name: group.column(name) for name in [*group.shared, *group.axes]})
 
 
 def _chosen(figure: Figure, study: Study,

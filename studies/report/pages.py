@@ -495,13 +495,12 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
     one frame.
     """
     parts = []
-    for rows in result.frames(measures=["coverage"], batch_rows=500_000):
-        if "alternative" in rows.columns:
-            rows = rows[rows["alternative"] == "two-sided"]
-        if "confidence_level" in rows.columns:
-            rows = rows[rows["confidence_level"] == 0.95]
-        if rows.empty:
-            continue
+    names = set(result.parameters) or {k for c in result.cells for k in c.params} | {
+        k for g in result.groups for k in (*g.shared, *g.axes)}
+    where = " and ".join(query for name, query in (
+        ("alternative", "alternative == 'two-sided'"),
+        ("confidence_level", "confidence_level == 0.95")) if name in names)
+    for rows in result.frames(measures=["coverage"], where=where, batch_rows=500_000):
         keys = ["method", *(k for k in _BAND_KEYS if k in rows.columns), "n"]
         rows = rows.assign(n=rows["n"].astype(float) if "n" in rows.columns else math.nan,
                            **mean_terms(rows["value"], rows["mcse"]))
