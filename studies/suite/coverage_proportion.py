@@ -135,6 +135,7 @@ BELOW = 0.01  # a cell "under-covers" when below nominal - BELOW
 # worst-cell candidates a summary collects before keeping only the lowest
 _PENDING = 4096
 _ALL_N = (0, 2**62)  # the band of every n
+_CHUNK_CELLS = 500_000  # packed cells summarised at once
 # statsmodels' one-sided names are reversed: "smaller" is our lower bound ("greater").
 _STATSMODELS_SIDE = {"two-sided": "two-sided", "greater": "smaller", "less": "larger"}
 _SLOW_PEERS = ("statsmodels:binom_test",)
@@ -384,11 +385,17 @@ class _Tally:
 
 def _chunks(result: StudyResult) -> Iterator[tuple[dict[str, NDArray[Any]],
                                                    dict[str, dict[str, NDArray[Any]]]]]:
-    """(parameter columns, per-method measure arrays) for each group, and for the cells."""
-    for group in result.groups:
-        columns = {k: group.column(k) for k in ("n", "p", "confidence_level", "alternative")}
-        yield columns | {"position": group.positions}, {
-            m: dict(found) for m, found in group.values.items()}
+    """(parameter columns, per-method measure arrays) for consecutive groups with the same
+    methods (a part of the grid at a time, `StudyResult.batches`), and for the cells."""
+    names = ("n", "p", "confidence_level", "alternative")
+    for part in StudyResult(result.study, groups=result.groups).batches(_CHUNK_CELLS):
+        for _, same in itertools.groupby(part.groups, key=lambda g: [
+                (m, list(found)) for m, found in g.values.items()]):
+            groups = list(same)
+            columns = {k: np.concatenate([g.column(k) for g in groups]) for k in names}
+            yield columns | {"position": np.concatenate([g.positions for g in groups])}, {
+                m: {k: np.concatenate([g.values[m][k] for g in groups]) for k in found}
+                for m, found in groups[0].values.items()}
     if result.cells:
         cells = result.cells
         columns = {k: np.array([c.params[k] for c in cells])
@@ -434,11 +441,14 @@ def summarise(result: StudyResult, *, worst: int = 3,
         names = list(methods)
         coverage = np.vstack([methods[m]["coverage"] for m in names])
         width = np.vstack([methods[m]["width"] for m in names])
-        for level, side in itertools.product(np.unique(columns["confidence_level"]),
-                                             np.unique(columns["alternative"])):
+        levels, level_code = np.unique(columns["confidence_level"], return_inverse=True)
+        sides, side_code = np.unique(columns["alternative"], return_inverse=True)
+        combination = level_code * len(sides) + side_code
+        order = np.argsort(combination, kind="stable")  # grid order within each (level, side)
+        starts = np.searchsorted(combination[order], np.arange(len(levels) * len(sides) + 1))
+        for i, (level, side) in enumerate(itertools.product(levels, sides)):
             level, side = float(level), str(side)
-            same = np.flatnonzero((columns["confidence_level"] == level)
-                                  & (columns["alternative"] == side))
+            same = order[starts[i]:starts[i + 1]]
             if not same.size:
                 continue
             n = columns["n"][same]
