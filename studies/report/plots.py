@@ -65,9 +65,11 @@ import pandas as pd
 from cycler import cycler
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.collections import LineCollection
 from matplotlib.colors import CenteredNorm, Normalize
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, NullFormatter
@@ -202,12 +204,36 @@ def svg(fig: Figure, figure_id: str | None = None) -> str:
         raise ValueError("`figure_id` must be a letter followed by letters, digits, '-' or '_'; "
                          f"got {figure_id!r}.")
     buffer = io.StringIO()
-    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "evalcert", "svg.id": None}):
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "evalcert", "svg.id": None,
+                         "figure.autolayout": False, "figure.constrained_layout.use": False}):
+        _lay_out(fig)
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     _close(fig)
     text = buffer.getvalue()
     prefix = figure_id or "f" + hashlib.sha256(text.encode()).hexdigest()[:12]
     return _prefix_ids(text, prefix)
+
+
+def _lay_out(fig: Figure) -> None:
+    """Run the figure's layout engine once, measuring text as the SVG writer does, then fix
+    the layout, so that `savefig` draws the figure once instead of twice.
+
+    Given a layout engine, `Figure.savefig` first draws the whole figure without output only
+    to run the engine, then draws it again into the file. Running the engine here with an
+    SVG renderer (the one that pre-draw would use, at the SVG's 72 dpi) places every panel,
+    legend and colour bar where that pre-draw would, and with the layout fixed the save
+    draws the figure once.
+    """
+    engine = fig.get_layout_engine()
+    if engine is None or isinstance(engine, PlaceHolderLayoutEngine):
+        return
+    canvas = fig.canvas
+    FigureCanvasSVG(fig)  # sets itself as the figure's canvas: an SVG renderer measures text
+    try:
+        engine.execute(fig)
+    finally:
+        fig.set_canvas(canvas)
+    fig.set_layout_engine(None)  # no engine at all (with the rc defaults `svg` sets)
 
 
 def _close(fig: Figure) -> None:
