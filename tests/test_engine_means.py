@@ -112,3 +112,20 @@ def test_bad_input_is_refused(kwargs, fragment):
 def test_a_frame_needs_a_column_to_group_by():
     with pytest.raises(ValueError, match="`by` must name at least one column"):
         mean_over_cells_frame(pd.DataFrame({"value": [1.0], "mcse": [0.1]}), [])
+
+
+_CELL_NUMBER = st.floats(-1e6, 1e6) | st.just(math.nan)
+
+
+@given(cells=st.lists(st.tuples(_CELL_NUMBER, st.floats(0, 1e3) | st.just(math.nan),
+                                st.just(0.0) | st.floats(1e-3, 1e3)), max_size=60),
+       weighted=st.booleans(), policy=st.sampled_from(["propagate", "omit"]))
+def test_one_list_of_cells_gives_the_bits_of_a_frame_with_one_group(cells, weighted, policy):
+    values, mcses, weights = (list(column) for column in zip(*cells)) if cells else ([], [], [])
+    found = mean_over_cells(values, mcses, weights if weighted else None, nan_policy=policy)
+    frame = pd.DataFrame({"g": 0, "value": values, "mcse": mcses, "w": weights})
+    whole = mean_over_cells_frame(frame, ["g"], weight="w" if weighted else None,
+                                  nan_policy=policy)
+    expected = (whole["value"].iloc[0], whole["mcse"].iloc[0]) if len(whole) else (
+        math.nan, math.nan)
+    assert np.array_equal([found.value, found.mcse], expected, equal_nan=True)

@@ -24,8 +24,8 @@ judged on a made-up error. Without any cell taking part, the mean and its MCSE a
 `mean_over_cells` averages one list of cells, `mean_over_cells_frame` each group of a frame's
 rows. A result read in pieces (a grid of millions of cells) adds up `mean_terms` per piece
 (each is a sum, aggregated by `MEAN_SUMS`) and finishes with `means_from_sums`. Every sum is
-pandas' grouped (compensated) sum; `mean_over_cells` is `mean_over_cells_frame` on a single
-group, so the two give the same bits for the same cells.
+pandas' grouped (compensated) sum; `mean_over_cells` sums one group the same way without
+building a frame, so the two give the same bits for the same cells.
 
 References
 ----------
@@ -196,10 +196,37 @@ def mean_over_cells(values: Sequence[float] | Any, mcses: Sequence[float] | Any,
     sizes = {name: array.size for name, array in arrays.items()}
     if len(set(sizes.values())) != 1:
         raise ValueError(f"`values`, `mcses` and `weights` must have one length; got {sizes}.")
-    frame = pd.DataFrame(arrays)
-    found = mean_over_cells_frame(frame.assign(group=0), ["group"],
-                                  weight=None if weights is None else "weight",
-                                  nan_policy=nan_policy)
-    if found.empty:
+    if nan_policy not in NAN_POLICIES:
+        raise ValueError(f"`nan_policy` must be one of {', '.join(NAN_POLICIES)}; "
+                         f"got {nan_policy!r}.")
+    value, mcse = arrays["value"], arrays["mcse"]
+    w = arrays.get("weight", np.ones_like(value))
+    if not (w >= 0).all():
+        raise ValueError(f"`weight` must be non-negative numbers; got {w[~(w >= 0)][0]!r}.")
+    if nan_policy == "omit":
+        w = np.where(np.isnan(value), 0.0, w)
+    taking = w > 0
+    total = _grouped_sum(w)
+    if not total > 0:
         return Measure(np.nan, np.nan)
-    return Measure(float(found["value"].iloc[0]), float(found["mcse"].iloc[0]))
+    mean = (_grouped_sum(np.where(taking, w * value, 0.0)) / total
+            if not (taking & np.isnan(value)).any() else np.nan)
+    error = (np.sqrt(_grouped_sum(np.where(taking, (w * mcse) ** 2, 0.0))) / total
+             if not (taking & np.isnan(mcse)).any() else np.nan)
+    return Measure(float(mean), float(error))
+
+
+def _grouped_sum(values: Any) -> float:
+    """The sum of the defined values as pandas sums a group (Kahan-compensated, nan left out),
+    so that `mean_over_cells` gives the bits of `mean_over_cells_frame` on one group."""
+    total = compensation = 0.0
+    for x in np.asarray(values, dtype=float).tolist():
+        if x != x:
+            continue
+        y = x - compensation
+        t = total + y
+        compensation = t - total - y
+        if compensation != compensation:  # an infinite term: keep the infinite sum
+            compensation = 0.0
+        total = t
+    return total
