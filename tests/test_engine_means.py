@@ -121,7 +121,7 @@ _CELL_NUMBER = st.floats(-1e6, 1e6) | st.just(math.nan)
                                 st.just(0.0) | st.floats(1e-3, 1e3)), max_size=60),
        weighted=st.booleans(), policy=st.sampled_from(["propagate", "omit"]))
 def test_one_list_of_cells_gives_the_bits_of_a_frame_with_one_group(cells, weighted, policy):
-    values, mcses, weights = (list(column) for column in zip(*cells)) if cells else ([], [], [])
+    values, mcses, weights = ([cell[i] for cell in cells] for i in range(3))
     found = mean_over_cells(values, mcses, weights if weighted else None, nan_policy=policy)
     frame = pd.DataFrame({"g": 0, "value": values, "mcse": mcses, "w": weights})
     whole = mean_over_cells_frame(frame, ["g"], weight="w" if weighted else None,

@@ -24,8 +24,8 @@ judged on a made-up error. Without any cell taking part, the mean and its MCSE a
 `mean_over_cells` averages one list of cells, `mean_over_cells_frame` each group of a frame's
 rows. A result read in pieces (a grid of millions of cells) adds up `mean_terms` per piece
 (each is a sum, aggregated by `MEAN_SUMS`) and finishes with `means_from_sums`. Every sum is
-pandas' grouped (compensated) sum; `mean_over_cells` sums one group the same way without
-building a frame, so the two give the same bits for the same cells.
+pandas' grouped (compensated) sum; `mean_over_cells` sums its one group the same way (with
+less around it), so the two give the same bits for the same cells.
 
 References
 ----------
@@ -206,27 +206,17 @@ def mean_over_cells(values: Sequence[float] | Any, mcses: Sequence[float] | Any,
     if nan_policy == "omit":
         w = np.where(np.isnan(value), 0.0, w)
     taking = w > 0
-    total = _grouped_sum(w)
-    if not total > 0:
+    # each column summed as the frame path sums a group's (pandas' compensated grouped sum,
+    # column by column): the same bits
+    labels = np.zeros(value.size, dtype=np.intp)
+    sums = {name: pd.Series(column).groupby(labels).sum() for name, column in (
+        ("w", w), ("wv", np.where(taking, w * value, 0.0)),
+        ("wm", np.where(taking, (w * mcse) ** 2, 0.0)))}
+    if sums["w"].empty or not sums["w"].iloc[0] > 0:
         return Measure(np.nan, np.nan)
-    mean = (_grouped_sum(np.where(taking, w * value, 0.0)) / total
-            if not (taking & np.isnan(value)).any() else np.nan)
-    error = (np.sqrt(_grouped_sum(np.where(taking, (w * mcse) ** 2, 0.0))) / total
-             if not (taking & np.isnan(mcse)).any() else np.nan)
-    return Measure(float(mean), float(error))
-
-
-def _grouped_sum(values: Any) -> float:
-    """The sum of the defined values as pandas sums a group (Kahan-compensated, nan left out),
-    so that `mean_over_cells` gives the bits of `mean_over_cells_frame` on one group."""
-    total = compensation = 0.0
-    for x in np.asarray(values, dtype=float).tolist():
-        if x != x:
-            continue
-        y = x - compensation
-        t = total + y
-        compensation = t - total - y
-        if compensation != compensation:  # an infinite term: keep the infinite sum
-            compensation = 0.0
-        total = t
-    return total
+    total = float(sums["w"].iloc[0])
+    mean = (float(sums["wv"].iloc[0]) / total if not (taking & np.isnan(value)).any()
+            else np.nan)
+    error = (float(np.sqrt(sums["wm"].iloc[0])) / total if not (taking & np.isnan(mcse)).any()
+             else np.nan)
+    return Measure(mean, error)
