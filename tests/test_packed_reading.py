@@ -1,0 +1,165 @@
+"""Packed groups read from a run store when used, and their cells selected by a query.
+
+A grid of millions of packed cells is judged and reported without holding it: each group's
+arrays stay in the store until a reader comes to them (`StoredArrays`), and a reader asks
+only for the cells its query selects (`StudyResult.frames(where=...)`, `group_regions`). These
+check that the rows are the same as from the groups in memory, whatever the query.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import sqlite3
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studies.engine import StudyResult, run
+from studies.engine.reading import StoredArrays, read_run
+from studies.engine.regions import region_mask
+from studies.engine.results import PackedGroup, group_regions, pack_arrays, unpack_arrays
+from studies.suite import get_study
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A packed study run into a store, and the same run kept in memory."""
+    study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True)
+    out = tmp_path_factory.mktemp("packed") / "run"
+    kept = run([study], rng=3, workers=1)[study.name]
+    run([study], rng=3, workers=1, out=out)
+    return read_run(out).results[study.name], kept
+
+
+def test_a_stored_group_reads_its_arrays_from_the_store_when_used(stored):
+    from_store, in_memory = stored
+    assert from_store.groups and all(isinstance(g.values, StoredArrays)
+                                     for g in from_store.groups)
+    for group, kept in zip(from_store.groups, in_memory.groups, strict=True):
+        np.testing.assert_array_equal(group.positions, kept.positions)
+        assert list(group.values) == list(kept.values)
+        for method, found in kept.values.items():
+            for measure, values in found.items():
+                np.testing.assert_array_equal(group.values[method][measure], values)
+    pd.testing.assert_frame_equal(from_store.to_frame(), in_memory.to_frame())
+
+
+def test_a_moved_store_is_a_clear_error(tmp_path):
+    study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True)
+    run([study], rng=3, workers=1, out=tmp_path / "run")
+    group = read_run(tmp_path / "run").results[study.name].groups[0]
+    (tmp_path / "run").rename(tmp_path / "moved")
+    with pytest.raises(ValueError, match="no longer exists"):
+        dict(group.values)
+
+
+def test_a_group_stored_as_an_npz_archive_is_still_read(stored):
+    """Stores written before the arrays were laid out one after the other hold an .npz."""
+    group = stored[1].groups[0]
+    buffer = io.BytesIO()
+    np.savez(buffer, positions=group.positions,
+             **{f"{m}/{k}": v for m, found in group.values.items() for k, v in found.items()})
+    for blob in (buffer.getvalue(), pack_arrays(group.positions, group.values)):
+        positions, values = unpack_arrays(io.BytesIO(blob))
+        np.testing.assert_array_equal(positions, group.positions)
+        assert {m: list(v) for m, v in values.items()} == {
+            m: list(v) for m, v in group.values.items()}
+        head, nothing = unpack_arrays(io.BytesIO(blob), values=False)
+        np.testing.assert_array_equal(head, group.positions)
+        assert nothing == {}
+
+
+def test_the_positions_are_read_without_the_values(stored, tmp_path):
+    """Reading a store reads each group's positions only: its values stay on disk."""
+    from_store, _ = stored
+    reads = []
+    original = sqlite3.Blob.read
+
+    class Counting:
+        def __init__(self, blob):
+            self.blob = blob
+
+        def read(self, *args):
+            found = original(self.blob, *args)
+            reads.append(len(found))
+            return found
+
+        def seek(self, *args):
+            return self.blob.seek(*args)
+
+    group = from_store.groups[-1]
+    arrays = pack_arrays(group.positions, {m: dict(v) for m, v in group.values.items()})
+    db = sqlite3.connect(tmp_path / "one.sqlite")
+    db.execute("CREATE TABLE t (v BLOB)")
+    db.execute("INSERT INTO t VALUES (?)", (arrays,))
+    with db.blobopen("t", "v", 1, readonly=True) as blob:
+        positions, _ = unpack_arrays(Counting(blob), values=False)
+    np.testing.assert_array_equal(positions, group.positions)
+    assert sum(reads) < len(arrays) / 2  # the header and the positions, not the values
+
+
+QUERIES = ["", "n >= 20", "p <= 0.1", "confidence_level == 0.95 and n in [10, 50]",
+           "n * p >= 5 or p > 0.4", "n > 10000", "`n` > 20"]
+
+
+@pytest.mark.parametrize("where", QUERIES)
+def test_frames_of_a_region_are_the_rows_of_its_cells(stored, where):
+    from_store, in_memory = stored
+    whole = in_memory.to_frame()
+    params = [c for c in whole.columns if c in ("n", "p", "confidence_level")]
+    expected = whole[region_mask(whole[params], where)].reset_index(drop=True)
+    for result in (from_store, in_memory):
+        pieces = list(result.frames(where=where, batch_rows=50))
+        found = (pd.concat(pieces, ignore_index=True) if pieces
+                 else pd.DataFrame(columns=whole.columns))
+        if expected.empty:
+            assert found.empty
+        else:
+            pd.testing.assert_frame_equal(found, expected)
+
+
+def test_a_method_and_measure_of_a_region_are_built_alone(stored):
+    _, in_memory = stored
+    whole = in_memory.to_frame()
+    method = whole["method"].iloc[0]
+    found = pd.concat(in_memory.frames(methods=[method], measures=["coverage"],
+                                       where="n >= 20"), ignore_index=True)
+    expected = whole[(whole["method"] == method) & (whole["measure"] == "coverage")
+                     & (whole["n"] >= 20)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(found, expected)
+
+
+_LEVELS = st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shared=st.integers(0, 5), a=_LEVELS, b=_LEVELS,
+       c=st.lists(st.sampled_from(["x", "y", "z"]), min_size=1, max_size=3, unique=True),
+       where=st.sampled_from(["a > 2", "b <= 1 and c == 'y'", "s + a > 4", "c != 'x' or b == 3",
+                              "a * b >= s", "s == 2"]))
+def test_the_cells_a_query_selects_in_a_group_are_those_of_its_rows(shared, a, b, c, where):
+    """The query runs once on the parameters it reads; it selects the cells it would select
+    on one row per cell."""
+    axes = {"a": a, "b": b, "c": c}
+    size = len(a) * len(b) * len(c)
+    group = PackedGroup(study="s", key="k", shared={"s": shared}, axes=axes,
+                        positions=np.arange(size), values={}, errors={})
+    rows = pd.DataFrame({name: group.column(name) for name in ("s", "a", "b", "c")})
+    other = dataclasses.replace(group, shared={"s": shared + 1})
+    found = group_regions([group, other], where)
+    np.testing.assert_array_equal(found[0], region_mask(rows, where))
+    np.testing.assert_array_equal(found[1], region_mask(rows.assign(s=shared + 1), where))
+
+
+def test_batches_hold_their_groups_arrays_and_cover_the_result(stored):
+    from_store, in_memory = stored
+    parts = list(from_store.batches(cells=100))
+    assert sum(len(p.groups) for p in parts) == len(from_store.groups)
+    assert all(isinstance(g.values, dict) for p in parts for g in p.groups)
+    joined = StudyResult(from_store.study, groups=tuple(g for p in parts for g in p.groups),
+                         parameters=from_store.parameters)
+    pd.testing.assert_frame_equal(joined.to_frame(), in_memory.to_frame())
