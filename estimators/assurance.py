@@ -21,11 +21,12 @@ and searches in terms of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import special
 
 from estimators._numeric import row_dots
 
@@ -46,6 +47,26 @@ URN_NEGLIGIBLE = 1e-20
 __all__ = ["COUNT_LAWS", "Conditional", "CountLaw", "Segments", "thresholds"]
 
 COUNT_LAWS: tuple[str, ...] = ("binomial", "beta-binomial", "hypergeometric")
+
+
+def _betabinom_pmf(x: IntArray, n: IntArray | np.int64, a: float, b: float) -> Array:
+    """``scipy.stats.betabinom.pmf(x, n, a, b)`` for whole ``x`` and ``n >= 0``, ``a, b > 0``.
+
+    scipy's own expression, ``exp(-log(n + 1) - B(n - x + 1, x + 1) + B(x + a, n - x + b)
+    - B(a, b))`` with ``B`` the log beta function, clipped to ``[0, 1]`` (0 outside
+    ``0..n``), so the values are scipy's to the bit; without scipy's checks and broadcasting
+    of its arguments, which cost more than the sum itself in the many short calls of
+    `CountLaw.survival`.
+    """
+    count, trials = np.broadcast_arrays(np.asarray(x), np.asarray(n))
+    found = np.zeros(count.shape)
+    inside = (count >= 0) & (count <= trials)
+    k = count[inside].astype(np.float64)
+    m = trials[inside].astype(np.float64)
+    combination = -np.log(m + 1) - special.betaln(m - k + 1, k + 1)
+    found[inside] = np.clip(np.exp(combination + special.betaln(k + a, m - k + b)
+                                   - special.betaln(a, b)), 0.0, 1.0)
+    return found
 
 
 @dataclass(frozen=True)
@@ -73,7 +94,7 @@ class CountLaw:
         if self.kind == "binomial":
             found: Array = stats.binom.pmf(x, d, self.first)
         elif self.kind == "beta-binomial":
-            found = stats.betabinom.pmf(x, d, self.first, self.second)
+            found = _betabinom_pmf(x, np.int64(d), self.first, self.second)
         else:
             found = stats.hypergeom.pmf(x, int(self.first), int(self.second), d)
         return found
@@ -122,16 +143,16 @@ class CountLaw:
             return np.array([start])
         here, step = k[:-1], d[:-1]
         gained = np.where(here >= 1,
-                          stats.betabinom.pmf(here - 1, step, a, b) * (a + here - 1)
+                          _betabinom_pmf(here - 1, step, a, b) * (a + here - 1)
                           / (a + b + step), 0.0)
         jump = k[1:] - here
         moved = np.zeros(step.size)
         up, down = jump == 1, jump == -1
-        moved[up] = -stats.betabinom.pmf(here[up], step[up] + 1, a, b)
-        moved[down] = stats.betabinom.pmf(k[1:][down], step[down] + 1, a, b)
+        moved[up] = -_betabinom_pmf(here[up], step[up] + 1, a, b)
+        moved[down] = _betabinom_pmf(k[1:][down], step[down] + 1, a, b)
         for i in np.flatnonzero(np.abs(jump) > 1):  # rare: a threshold moving by several
             low, high = sorted((int(here[i]), int(k[i + 1])))
-            mass = stats.betabinom.pmf(np.arange(low, high), step[i] + 1, a, b).sum()
+            mass = _betabinom_pmf(np.arange(low, high), step[i] + 1, a, b).sum()
             moved[i] = -mass if jump[i] > 0 else mass
         found = np.clip(start + np.cumsum(gained + moved), 0.0, 1.0)
         return np.concatenate([[start], found])
@@ -226,6 +247,58 @@ class Conditional:
         Notes
         -----
         Without an outer count the power at ``s`` is the survival at ``D = s``. With one it
+        is ``sum_D w_s[D] tail[D]``, where ``w_s`` is the law of ``D`` at test size ``s``,
+        grown by Polya's urn (or binomial, or without replacement) one size at a time: see
+        `curves`, which computes this curve (``Conditional.curves([self], [largest])``).
+        """
+        return Conditional.curves([self], [largest])[0]
+
+    @staticmethod
+    def curves(problems: Sequence[Conditional], largest: Sequence[int], *,
+               read: Sequence[int] | None = None,
+               start: tuple[int, int, Array] | None = None) -> list[Array]:
+        """The power curves of tests whose trials follow one law, by one pass of its urn.
+
+        ``curves(problems, largest)[i]`` is ``problems[i].curve(largest[i])``, bit for bit;
+        with ``read``, only its values at test sizes ``0..read[i]``, and the urn runs only
+        as far as those need.
+
+        Parameters
+        ----------
+        problems : sequence of Conditional
+            Tests sharing the law of their trials (equal ``outer``): for instance the plans
+            of labelled samples with the same posterior of the trials' share, whatever their
+            posteriors of the measure and their pass rules.
+        largest : sequence of int
+            The largest test size of each curve, as `curve`'s ``largest``. It sets where the
+            curve's last block of sizes ends, and so the bits of the values read in it.
+        read : sequence of int, optional
+            The largest test size read of each curve, in ``0..largest[i]`` (default:
+            ``largest``).
+        start : (int, int, ndarray), optional
+            ``(size, low, weights)``: the law of the trials at test size ``size``
+            (``weights[j]`` the probability of ``low + j`` trials), for the urn to start
+            from instead of the empty test set's ``(0, 0, [1])``; for instance a law
+            computed in closed form, which saves the steps up to ``size``. The curves then
+            hold the sizes ``size..read[i]`` (``read[i] >= size``), and are exact as far as
+            that law is.
+
+        Returns
+        -------
+        list of ndarray
+            ``P(pass)`` of each test at test sizes ``0..read[i]`` (``size..read[i]`` from a
+            ``start``).
+
+        Raises
+        ------
+        ValueError
+            When the tests' laws of the trials differ, a ``read`` is outside
+            ``0..largest`` (``size..largest``), or a ``start`` is given without an outer
+            count.
+
+        Notes
+        -----
+        Without an outer count the power at ``s`` is the survival at ``D = s``. With one it
         is ``sum_D w_s[D] tail[D]``, where ``w_s``, the law of ``D`` at test size ``s``, grows
         from ``w_0 = [1]`` by one step of the urn per size (binomial, Polya or without
         replacement; ``c(s, D)`` = `CountLaw.chances`):
@@ -233,31 +306,87 @@ class Conditional:
 
         The steps are taken ``URN_BLOCK`` at a time, each in place in a buffer holding a row
         per size (three array operations a step): a block's chances are one expression and
-        its powers one dot product per size (`row_dots`: the same bits on every backend).
-        Only a window of counts is kept: after each block the leading and the trailing
-        counts whose total mass is below ``URN_NEGLIGIBLE`` are dropped. The window grows
-        like ``sqrt(s)`` for binomial and hypergeometric laws (like ``s`` for the
-        beta-binomial, whose spread is the posterior's), and a step costs the window's width.
+        each test's powers one dot product per size (`row_dots`: the same bits on every
+        backend, and a row's bits do not depend on the other rows). Only a window of counts
+        is kept: after each block the leading and the trailing counts whose total mass is
+        below ``URN_NEGLIGIBLE`` are dropped. The window grows like ``sqrt(s)`` for binomial
+        and hypergeometric laws (like ``s`` for the beta-binomial, whose spread is the
+        posterior's), and a step costs the window's width. The weights depend on the outer
+        law only, so the tests share the steps, which are most of the work; each test's dot
+        products take the rows and counts of the block its own curve would have (up to its
+        ``largest``), so its values are its own curve's.
 
         Error bound: the urn carries the kept mass on and never brings the dropped mass back,
         so the powers after ``j`` blocks are below the exact sums by at most
         ``2 j URN_NEGLIGIBLE``, less than ``largest x 2 x URN_NEGLIGIBLE`` (4e-16 at 20,000
-        sizes), besides rounding (each step is a convex combination of the weights).
+        sizes), besides rounding (each step is a convex combination of the weights, so an
+        error in a ``start`` law is carried on, never grown, in total absolute mass).
+
+        Examples
+        --------
+        Two labelled samples' assurance of a recall test (``x > 0.7 d`` relevant documents
+        found among ``d``) whose relevant documents follow the same posterior share:
+
+        >>> share = CountLaw("beta-binomial", 30.5, 170.5)
+        >>> def passes(x, d):
+        ...     return 10 * x > 7 * d
+        >>> tests = [Conditional(CountLaw("beta-binomial", tp + 0.5, fn + 0.5), passes, share)
+        ...          for tp, fn in ((24, 6), (27, 3))]
+        >>> first, second = Conditional.curves(tests, [400, 400], read=[100, 400])
+        >>> first.size, second.size
+        (101, 401)
+        >>> bool((first == tests[0].curve(400)[:101]).all())
+        True
+        >>> round(float(second[400]), 3)
+        0.986
+
+        From the trials' law at 300 documents, only the sizes 300..400 are stepped through:
+
+        >>> from scipy import stats
+        >>> law = stats.betabinom.pmf(np.arange(301), 300, 30.5, 170.5)
+        >>> (later,) = Conditional.curves(tests[1:], [400], start=(300, 0, law))
+        >>> later.size, round(float(later[-1]), 3)
+        (101, 0.986)
         """
-        self._extend(largest)
-        if self.outer is None:
-            return self._tail[:largest + 1].copy()
-        found = np.empty(largest + 1)
-        found[0] = self._tail[0]
+        ends = list(largest)
+        reads = ends if read is None else list(read)
+        first, low, law = (0, 0, np.ones(1)) if start is None else start
+        if len(ends) != len(problems) or len(reads) != len(problems):
+            raise ValueError(f"`largest` and `read` must give one size per problem "
+                             f"({len(problems)}); got {len(ends)} and {len(reads)}.")
+        if any(not first <= upto <= end for upto, end in zip(reads, ends, strict=True)):
+            raise ValueError(f"each `read` must lie in {first}..largest; got read {reads} and "
+                             f"largest {ends}.")
+        if len({problem.outer for problem in problems}) > 1:
+            raise ValueError("the problems' trials must follow one law (equal `outer`); got "
+                             f"{sorted({repr(problem.outer) for problem in problems})}.")
+        if not problems:
+            return []
+        outer = problems[0].outer
+        if outer is None:  # the trials are the test set: the power is the survival itself
+            if start is not None:
+                raise ValueError("`start` is the law of an outer count; these problems have "
+                                 "none (their trials are the test set).")
+            for problem, upto in zip(problems, reads, strict=True):
+                problem._extend(upto)
+            return [problem._tail[:upto + 1].copy()
+                    for problem, upto in zip(problems, reads, strict=True)]
+        kept = law.size
+        found = [np.empty(upto - first + 1) for upto in reads]
+        for curve, problem in zip(found, problems, strict=True):
+            problem._extend(low + kept - 1)
+            curve[0] = law @ problem._tail[low:low + kept]
+        # to the end of the block holding the last size read, or of a shorter curve
+        run = max(min(end, first - (first - upto) // URN_BLOCK * URN_BLOCK)
+                  for end, upto in zip(ends, reads, strict=True))
         # row 0: the weights of counts low..low + kept - 1 at the block's first size, then
         # zeros; row j: j sizes later. Widened, to twice what is needed, when the window
         # outgrows it.
-        rows = np.zeros((URN_BLOCK + 1, 64))
-        moved = np.empty(64)
-        rows[0, 0] = 1.0
-        low, kept = 0, 1
-        for start in range(0, largest, URN_BLOCK):
-            steps = min(URN_BLOCK, largest - start)
+        rows = np.zeros((URN_BLOCK + 1, max(64, 2 * kept)))
+        moved = np.empty(rows.shape[1])
+        rows[0, :kept] = law
+        for size in range(first, run, URN_BLOCK):
+            steps = min(URN_BLOCK, run - size)
             width = kept + steps  # a step reaches one count further
             if width > rows.shape[1]:
                 wider = np.zeros((URN_BLOCK + 1, 2 * width))
@@ -265,8 +394,8 @@ class Conditional:
                 rows, moved = wider, np.empty(2 * width)
             block = rows[:steps + 1, :width]
             block[0, kept:] = 0.0  # left from an earlier, wider window
-            chance = self.outer.chances(start + np.arange(steps)[:, None],
-                                        np.arange(low, low + width))
+            chance = outer.chances(size + np.arange(steps)[:, None],
+                                   np.arange(low, low + width))
             step, shifted = moved[:width], moved[:width - 1]
             # w c moves up a count: the weights keep their sum to rounding (w (1 - c) + w c
             # would lose ~5e-17 a step). Row j's last column is still empty: the shift loses
@@ -276,12 +405,19 @@ class Conditional:
                 np.multiply(here, c, step)
                 np.subtract(here, step, there)
                 np.add(above, shifted, above)
-            found[start + 1:start + steps + 1] = row_dots(block[1:], self._tail[low:low + width])
+            for curve, problem, end, upto in zip(found, problems, ends, reads, strict=True):
+                if size < upto:
+                    own = min(URN_BLOCK, end - size)  # the rows of the curve's own block
+                    problem._extend(low + kept + own - 1)
+                    dots = row_dots(block[1:own + 1, :kept + own],
+                                    problem._tail[low:low + kept + own])
+                    take = min(own, upto - size)
+                    curve[size - first + 1:size - first + take + 1] = dots[:take]
             last = block[-1]
             cut = int(np.searchsorted(np.cumsum(last), URN_NEGLIGIBLE))
-            end = width - int(np.searchsorted(np.cumsum(last[::-1]), URN_NEGLIGIBLE))
-            rows[0, :end - cut] = last[cut:end]
-            low, kept = low + cut, end - cut
+            stop = width - int(np.searchsorted(np.cumsum(last[::-1]), URN_NEGLIGIBLE))
+            rows[0, :stop - cut] = last[cut:stop]
+            low, kept = low + cut, stop - cut
         return found
 
 

@@ -37,7 +37,7 @@ import json
 import math
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -645,7 +645,8 @@ def _provenance_html(prov: Mapping[str, str]) -> Markup:
                   "</tbody></table></div>")
 
 
-def _reproduce(meta: Mapping[str, Any], names: Sequence[str], out: str) -> str:
+def _reproduce(meta: Mapping[str, Any], names: Sequence[str], out: str,
+               known: Collection[str]) -> str:
     """The one command that reproduces the run (of ``names`` only) into ``out``, or why there
     is none.
 
@@ -653,13 +654,14 @@ def _reproduce(meta: Mapping[str, Any], names: Sequence[str], out: str) -> str:
     OUT``; other studies (``module:ATTRIBUTE``): the recorded command with the seed and output
     set; a grid built in Python has no command. A study's cells draw from streams keyed by
     the study and the cell, so one study run alone reproduces its values in a suite's run.
+    ``known``: the discovered studies' names (`study_names`).
     """
     identity = meta.get("identity", {})
     grid, seed = identity.get("grid", "quick"), str(meta.get("seed", ""))
     if not isinstance(grid, str):
         return (f"no single command: the grid was built in Python (its values are under "
                 f"grids in report.json); run it with studies.engine.run and rng={seed}")
-    if set(names) <= set(study_names()):
+    if set(names) <= set(known):
         words = ["evalcert", "study", "run", *names, "--grid", grid, "--seed", seed,
                  "--out", out]
         for method in identity.get("methods", []):
@@ -735,8 +737,9 @@ def study_figure(study: Study, result: StudyResult, index: int, *, run_dir: str 
 
 
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
-                meta: Mapping[str, Any], prov: Mapping[str, str], out: Path, run_dir: Path,
-                written: dict[str, str], summary_rows: Sequence[Mapping[str, Any]] | None,
+                meta: Mapping[str, Any], prov: Mapping[str, str], reproduce: str, out: Path,
+                run_dir: Path, written: dict[str, str],
+                summary_rows: Sequence[Mapping[str, Any]] | None,
                 drawn: Sequence[str] | None) -> dict[str, Any]:
     name = study.name
     doc = study.ademp
@@ -765,7 +768,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     band_texts = band_verdicts = pd.DataFrame()
     if not bands.empty:
         band_texts, band_verdicts = _bands_pivot(bands)
-    prov = {**prov, "reproduce with": _reproduce(meta, [name], f"reports/{name}")}
+    prov = {**prov, "reproduce with": reproduce}
     toc = [(anchor, title) for anchor, title, shown in (
         ("summary", "Summary", True), ("figures", "Figures", bool(figures)),
         ("claims", "Claims", True), ("coverage", "Coverage by condition", not bands.empty),
@@ -937,10 +940,12 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     (target / "figures").mkdir(parents=True, exist_ok=True)
     names = [s.name for s in studies]
     grid_name = meta.get("identity", {}).get("grid", "")
-    prov = _provenance(meta, _reproduce(meta, names, f"reports/studies-{grid_name}"),
+    known = study_names()
+    prov = _provenance(meta, _reproduce(meta, names, f"reports/studies-{grid_name}", known),
                        state.describe())
     written: dict[str, str] = {}
-    rows = [_study_page(s, results[s.name], verdicts.get(s.name, ()), meta, prov, target,
+    rows = [_study_page(s, results[s.name], verdicts.get(s.name, ()), meta, prov,
+                        _reproduce(meta, [s.name], f"reports/{s.name}", known), target,
                         run_dir, written, (summaries or {}).get(s.name),
                         (figures or {}).get(s.name))
             for s in studies if s.name in results]

@@ -77,10 +77,9 @@ from scipy import special
 
 from estimators import certification_power, certification_sample_size, f1_ci, proportion_ci
 from estimators._exact_power import _jeffreys, _problem
-from estimators._numeric import row_dots
 from estimators._planning_request import _request
 from estimators._size_search import _beyond, _doubling, _limit
-from estimators.assurance import URN_BLOCK, URN_NEGLIGIBLE, Conditional, CountLaw
+from estimators.assurance import Conditional, CountLaw
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.engine.findings import versus_paper
@@ -200,143 +199,201 @@ def _sample_value(counts: IntArray, measure: str) -> Array:
 # samples in the tails of their outcomes.
 _PLANNED: dict[tuple[Any, ...], float] = {}
 _MOST_PLANS_KEPT = 200_000
+# The search's question (does the power at a size reach POWER?) is answered from
+# `_approximate_power` when it is farther than this from POWER; nearer, from the exact power
+# (`Conditional.power`), whose beta-binomial probabilities (scipy's) err by up to ~2e-10.
+_MARGIN = 1e-8
+# A curve read from `_trials_law` (`_first_reach`) decides a plan only where it is farther
+# than this from POWER: it is within ~1e-11 of the planner's urn, as that is of the exact sum.
+_CURVE_MARGIN = 1e-9
+# `_trials_law` leaves out counts holding less than this mass at each end.
+_TRIALS_DROPPED = 1e-18
 
 
 def _plans(counts: IntArray, theta: float, measure: str, interval: str) -> Array:
-    """The planned test size of each labelled sample (nan: unreachable), each plan once."""
+    """The planned test size of each labelled sample (nan: unreachable), each plan once.
+
+    The plans of the study's other bound for the same samples are searched along and kept:
+    the cell plans every sample with both bounds, and the searches whose test sets' trials
+    follow the same law share the urn of their curves (`_search`).
+    """
     distinct, back = np.unique(counts, axis=0, return_inverse=True)
-    sizes = np.full(len(distinct), math.nan)
     if len(_PLANNED) > _MOST_PLANS_KEPT:
         _PLANNED.clear()
-    keys = [(*row, measure, theta, interval) for row in distinct.tolist()]
-    new = [i for i, key in enumerate(keys) if key not in _PLANNED]
-    found = _search([distinct[i].tolist() for i in new], theta, measure, interval)
-    _PLANNED.update(zip((keys[i] for i in new), found, strict=True))
-    sizes[:] = [_PLANNED[key] for key in keys]
+    rows = distinct.tolist()
+    bounds = dict.fromkeys([interval, *(_interval(method, measure) for method in METHODS)])
+    new = [(row, bound) for bound in bounds for row in rows
+           if (*row, measure, theta, bound) not in _PLANNED]
+    found = _search(new, theta, measure)
+    _PLANNED.update(((*row, measure, theta, bound), size)
+                    for (row, bound), size in zip(new, found, strict=True))
+    sizes = np.array([_PLANNED[(*row, measure, theta, interval)] for row in rows])
     planned: Array = sizes[np.ravel(back)]
     return planned
 
 
-def _search(rows: Sequence[list[int]], theta: float, measure: str, interval: str
-            ) -> list[float]:
+def _search(rows: Sequence[tuple[list[int], str]], theta: float, measure: str) -> list[float]:
     """``certification_sample_size(row, theta, measure=measure, interval=interval,
-    posterior="dirichlet", ...).test_size`` of each sample (nan: none), searched together.
+    posterior="dirichlet", ...).test_size`` of each sample and bound ``(row, interval)``
+    (nan: none), searched together.
 
     The exact plan (Bagdouri et al. 2013, section 4.3, over the Jeffreys Dirichlet posterior;
     the saw-tooth of Chernick & Liu 2002): unreachable when theta is at or above the
-    posterior limit; else doubling and bisection find a size ``f`` reaching the power, and the
-    plan is the least size on the exact power curve reaching it. The planner computes each
-    sample's curve up to ``max(2 f, f + 100)`` (to read where it stays above the power, which
-    the study does not use); here the curves are read up to ``f`` (`_curves`), and the
-    samples that share the law of the test set's trials (``outer``: recall's relevant
-    documents follow the posterior of the relevant share) share one pass of its urn and of
-    its probabilities. A sample whose curve reaches the power only beyond ``f`` is planned by
-    `estimators.certification_sample_size` itself.
+    posterior limit; else doubling and bisection find a size ``f`` reaching the power
+    (`_reaches`: the planner's answers), and the plan is the least size on the exact power
+    curve reaching it. The planner computes each sample's curve up to ``max(2 f, f + 100)``
+    (to read where it stays above the power, which the study does not use); here the curves
+    are read up to ``f`` (`_curves`), and the searches that share the law of the test set's
+    trials (``outer``: recall's relevant documents follow the posterior of the relevant
+    share, whatever the bound) share one pass of its urn. A sample whose curve reaches the
+    power only beyond ``f`` is planned by `estimators.certification_sample_size` itself.
     """
-    req = _request(measure, "srs", theta, LEVEL, interval, "dirichlet", None, None)
+    requests = {bound: _request(measure, "srs", theta, LEVEL, bound, "dirichlet", None, None)
+                for _, bound in rows}
     sizes = [math.nan] * len(rows)
-    laws: dict[tuple[Any, int], Array] = {}  # the outer law's probabilities at a size
-
-    def power(problem: Conditional, size: int) -> float:
-        """`estimators.assurance.Conditional.power`, the outer law's pmf shared."""
-        problem._extend(size)
-        if problem.outer is None:
-            return float(problem._tail[size])
-        key = (problem.outer, size)
-        if key not in laws:
-            laws[key] = problem.outer.pmf(size)
-        return float(laws[key] @ problem._tail[:size + 1])
-
-    searched: dict[Any, list[tuple[int, Conditional, int]]] = {}
-    for j, row in enumerate(rows):
+    searched: dict[CountLaw | None, list[tuple[int, Conditional, int]]] = {}
+    for j, (row, bound) in enumerate(rows):
+        req = requests[bound]
         tp, fp, fn, tn = row
         alpha = _jeffreys((tp, fp, fn, tn))
         if _beyond(req, _limit(req, alpha, POWER)):
             continue
         problem = _problem(req, None, alpha)
         assert isinstance(problem, Conditional)
-        found = _doubling(functools.partial(_reaches, power, problem), 1, MAX_TEST_SIZE)
-        if found is not None:
+        found = _doubling(functools.partial(_reaches, problem), 1, MAX_TEST_SIZE)
+        if found is None:
+            continue
+        first = _first_reach(problem, found)
+        if first is not None:
+            sizes[j] = float(first)
+        else:
             searched.setdefault(problem.outer, []).append((j, problem, found))
-    for outer, members in searched.items():
-        curves = _curves(outer, [(problem, found) for _, problem, found in members])
+    for members in searched.values():
+        curves = _curves([(problem, found) for _, problem, found in members])
         for (j, _, _), curve in zip(members, curves, strict=True):
             reach = np.clip(curve, 0.0, 1.0) >= POWER
             reach[0] = False  # an empty test set certifies nothing
             if reach.any():
                 sizes[j] = float(np.argmax(reach))
             else:
+                row, bound = rows[j]
                 plan = certification_sample_size(
-                    rows[j], theta, measure=measure, interval=interval, posterior="dirichlet",
+                    row, theta, measure=measure, interval=bound, posterior="dirichlet",
                     confidence_level=LEVEL, power=POWER, max_test_size=MAX_TEST_SIZE)
                 sizes[j] = math.nan if plan.test_size is None else float(plan.test_size)
     return sizes
 
 
-def _reaches(power: Any, problem: Conditional, size: int) -> bool:
-    """Whether the power at ``size`` reaches the nominal power (the search's question)."""
-    return bool(power(problem, size) >= POWER)
+def _reaches(problem: Conditional, size: int) -> bool:
+    """Whether the power at ``size`` reaches the nominal power: `Conditional.power`'s answer.
+
+    With beta-binomial trials the power is `_approximate_power`'s unless that is within
+    ``_MARGIN`` of the nominal power, where the exact power (`Conditional.power`, the
+    planner's) decides: the two differ by far less than the margin, so the answer is the
+    planner's either way, at a fraction of the cost of the trials' whole law.
+    """
+    if problem.outer is not None and problem.outer.kind == "beta-binomial":
+        approximate = _approximate_power(problem, size)
+        if abs(approximate - POWER) > _MARGIN:
+            return approximate >= POWER
+    return problem.power(size) >= POWER
 
 
-def _curves(outer: CountLaw | None, members: Sequence[tuple[Conditional, int]]
-            ) -> list[Array]:
+def _approximate_power(problem: Conditional, size: int, *, envelope: bool = False) -> float:
+    """``P(pass | s) = sum_D P(D | s) P(X >= k(D) | D)`` (`estimators.assurance`) with the
+    law of the trials ``D`` from `_trials_law` and the problem's exact survival probabilities
+    (``envelope``: their running maximum over ``D`` in their place)."""
+    outer = problem.outer
+    assert outer is not None
+    low, law = _trials_law(outer.first, outer.second, size)
+    problem._extend(low + law.size - 1)
+    tail = problem._tail[:low + law.size]
+    if envelope:
+        tail = np.maximum.accumulate(tail)
+    return float(law @ tail[low:])
+
+
+def _first_reach(problem: Conditional, found: int) -> int | None:
+    """The least size in ``1..found`` whose power reaches the nominal power on the planner's
+    curve, told without the planner's curve (None when it cannot be told so).
+
+    The urn only ever adds trials (``D`` at ``s`` sizes is stochastically below ``D`` at
+    more), so with ``E`` the running maximum of the survival probabilities over the trials,
+    a non-decreasing function, the power at every size up to ``s`` is at most
+    ``sum_D P(D | s) E(D)``. The largest ``s`` where that bound is below the nominal power
+    by ``_CURVE_MARGIN`` is found by bisection, and the curve is read from there on only
+    (`estimators.assurance.Conditional.curves` from `_trials_law`'s law at that size): near
+    the plan, a few percent of the sizes. A value within ``_CURVE_MARGIN`` of the nominal
+    power, or a curve that does not reach it up to ``found``, is left to the planner's curve.
+    """
+    outer = problem.outer
+    if outer is None or outer.kind != "beta-binomial":
+        return None
+    goal = POWER - _CURVE_MARGIN
+    if _approximate_power(problem, 0, envelope=True) >= goal:
+        return None
+    least, most = 0, found  # the bound at least is below the goal
+    while least < most:
+        middle = (least + most + 1) // 2
+        if _approximate_power(problem, middle, envelope=True) < goal:
+            least = middle
+        else:
+            most = middle - 1
+    (curve,) = Conditional.curves([problem], [found], start=(least, *_trials_law(
+        outer.first, outer.second, least)))
+    values = np.clip(curve[1:], 0.0, 1.0)  # at sizes least + 1..found
+    reach = values >= POWER
+    if not reach.any():
+        return None
+    first = int(np.argmax(reach))
+    if np.abs(values[:first + 1] - POWER).min() <= _CURVE_MARGIN:
+        return None
+    return least + 1 + first
+
+
+@functools.lru_cache(maxsize=512)
+def _trials_law(a: float, b: float, size: int) -> tuple[int, Array]:
+    """``BetaBinomial(size, a, b)``'s pmf ``(low, p[low..high])``, without the counts holding
+    less than ``_TRIALS_DROPPED`` of its mass at each end (kept for the searches sharing it).
+
+    From the count nearest the mean, the ratio of consecutive terms, ``p(D + 1) / p(D) =
+    (s - D) (a + D) / ((D + 1) (b + s - D - 1))``, by cumulative products outwards (a few
+    operations per count, where the beta-function expression takes three log-beta
+    functions), then normalised to sum to 1: within 1e-11 of the exact probabilities,
+    relatively, at ``s <= 20,000`` (the products' roundings; the tests check it against
+    scipy's pmf, which itself errs by up to ~2e-10, the log-beta functions' rounding at
+    their magnitude). The array is read-only: it is shared.
+    """
+    counts = np.arange(size + 1, dtype=np.float64)
+    middle = min(size, round(size * a / (a + b)))
+    law = np.empty(size + 1)
+    law[middle] = 1.0  # the mean's probability is the normalisation's
+    above = counts[middle:size]
+    law[middle + 1:] = np.cumprod(
+        (size - above) * (a + above) / ((above + 1) * (b + size - 1 - above)))
+    below = counts[:middle][::-1]
+    law[:middle] = np.cumprod(
+        (below + 1) * (b + size - 1 - below) / ((size - below) * (a + below)))[::-1]
+    law /= law.sum()
+    low = int(np.searchsorted(np.cumsum(law), _TRIALS_DROPPED))
+    high = size + 1 - int(np.searchsorted(np.cumsum(law[::-1]), _TRIALS_DROPPED))
+    kept = law[low:high]
+    kept.flags.writeable = False
+    return low, kept
+
+
+def _curves(members: Sequence[tuple[Conditional, int]]) -> list[Array]:
     """Each search's exact power at sizes ``0..f`` (its ``f``), as its planner computes them.
 
-    `estimators.assurance.Conditional.curve`, run once for searches sharing the outer law:
-    the urn's weights of the trials depend on that law only, and each search's powers are the
-    dot products of the weights with its own survival probabilities. The planner runs each
-    search's curve up to ``min(MAX_TEST_SIZE, max(2 f, f + 100))``, by blocks of
-    ``URN_BLOCK`` sizes whose weights span ``kept + steps`` counts; each search's dot
-    products here take the same rows and counts of the same weights as its own run, so they
-    are the same numbers (`row_dots`: a row's bits do not depend on the other rows).
+    The planner computes each search's curve up to ``min(MAX_TEST_SIZE, max(2 f, f + 100))``
+    (`estimators.assurance.Conditional.curve`); `Conditional.curves` gives the same values
+    up to ``f`` for the searches sharing the law of their trials, running the urn once and
+    only as far as ``f`` needs.
     """
     founds = [found for _, found in members]
-    for problem, found in members:
-        problem._extend(found)
-    if outer is None:  # the trials are the test set: the power is the survival itself
-        return [problem._tail[:found + 1].copy() for problem, found in members]
-    ends = [min(MAX_TEST_SIZE, max(2 * found, found + 100)) for found in founds]
-    # the end of each search's block holding its f, in its own run
-    largest = max(min(end, (found - 1) // URN_BLOCK * URN_BLOCK + URN_BLOCK)
-                  for found, end in zip(founds, ends, strict=True))
-    for (problem, _), end in zip(members, ends, strict=True):
-        problem._extend(min(end, largest))
-    curves = [np.empty(found + 1) for found in founds]
-    for curve, (problem, _) in zip(curves, members, strict=True):
-        curve[0] = problem._tail[0]
-    rows = np.zeros((URN_BLOCK + 1, 64))
-    moved = np.empty(64)
-    rows[0, 0] = 1.0
-    low, kept = 0, 1
-    for start in range(0, largest, URN_BLOCK):
-        steps = min(URN_BLOCK, largest - start)
-        width = kept + steps
-        if width > rows.shape[1]:
-            wider = np.zeros((URN_BLOCK + 1, 2 * width))
-            wider[0, :kept] = rows[0, :kept]
-            rows, moved = wider, np.empty(2 * width)
-        block = rows[:steps + 1, :width]
-        block[0, kept:] = 0.0
-        chance = outer.chances(start + np.arange(steps)[:, None], np.arange(low, low + width))
-        step, shifted = moved[:width], moved[:width - 1]
-        for here, there, above, c in zip(block[:-1], block[1:], block[1:, 1:], chance,
-                                         strict=True):
-            np.multiply(here, c, step)
-            np.subtract(here, step, there)
-            np.add(above, shifted, above)
-        for curve, (problem, found), end in zip(curves, members, ends, strict=True):
-            if start < found:
-                own = min(URN_BLOCK, end - start)  # the search's own block: its rows, counts
-                dots = row_dots(block[1:own + 1, :kept + own],
-                                problem._tail[low:low + kept + own])
-                take = min(own, found - start)
-                curve[start + 1:start + take + 1] = dots[:take]
-        last = block[-1]
-        cut = int(np.searchsorted(np.cumsum(last), URN_NEGLIGIBLE))
-        stop = width - int(np.searchsorted(np.cumsum(last[::-1]), URN_NEGLIGIBLE))
-        rows[0, :stop - cut] = last[cut:stop]
-        low, kept = low + cut, stop - cut
-    return curves
+    return Conditional.curves([problem for problem, _ in members],
+                              [min(MAX_TEST_SIZE, max(2 * found, found + 100))
+                               for found in founds], read=founds)
 
 
 def _passes(tests: IntArray, measure: str, interval: str, theta: float) -> Array:
