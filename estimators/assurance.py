@@ -127,35 +127,47 @@ class CountLaw:
         in between, which costs a handful of pmf values per ``d`` instead of a sum over
         every count.
         """
+        found, _ = self._survival_from(k, 0, 0.0)
+        return found
+
+    def _survival_from(self, k: IntArray, first: int, carried: float) -> tuple[Array, float]:
+        """``survival(k)[first:]`` given the values before ``first``, and the new ``carried``.
+
+        ``carried``: for the beta-binomial, the sum of the steps along the path of
+        thresholds up to ``d = first - 1`` (0 when ``first <= 1``); returned updated to the
+        last ``d``. The sums are continued in order, so the values are `survival`'s to the
+        bit; `Conditional._extend` grows its survival probabilities with it, each computed
+        once. The other laws' values do not depend on the earlier ones.
+        """
         # imported here: scipy.stats takes ~0.3 s to import, which `import estimators` need not pay
         from scipy import stats
 
-        d = np.arange(k.size)
+        d = np.arange(first, k.size)
         if self.kind == "binomial":
-            found: Array = stats.binom.sf(k - 1, d, self.first)
-            return found
+            found: Array = stats.binom.sf(k[first:] - 1, d, self.first)
+            return found, carried
         if self.kind == "hypergeometric":
-            found = stats.hypergeom.sf(k - 1, int(self.first), int(self.second), d)
-            return found
+            found = stats.hypergeom.sf(k[first:] - 1, int(self.first), int(self.second), d)
+            return found, carried
         a, b = self.first, self.second
         start = 1.0 if k[0] <= 0 else 0.0
-        if k.size == 1:
-            return np.array([start])
-        here, step = k[:-1], d[:-1]
+        begin = max(first - 1, 0)  # the steps from d = begin to d + 1 = first..len(k) - 1
+        here, step, there = k[begin:-1], np.arange(begin, k.size - 1), k[begin + 1:]
         gained = np.where(here >= 1,
                           _betabinom_pmf(here - 1, step, a, b) * (a + here - 1)
                           / (a + b + step), 0.0)
-        jump = k[1:] - here
+        jump = there - here
         moved = np.zeros(step.size)
         up, down = jump == 1, jump == -1
         moved[up] = -_betabinom_pmf(here[up], step[up] + 1, a, b)
-        moved[down] = _betabinom_pmf(k[1:][down], step[down] + 1, a, b)
+        moved[down] = _betabinom_pmf(there[down], step[down] + 1, a, b)
         for i in np.flatnonzero(np.abs(jump) > 1):  # rare: a threshold moving by several
-            low, high = sorted((int(here[i]), int(k[i + 1])))
+            low, high = sorted((int(here[i]), int(there[i])))
             mass = _betabinom_pmf(np.arange(low, high), step[i] + 1, a, b).sum()
             moved[i] = -mass if jump[i] > 0 else mass
-        found = np.clip(start + np.cumsum(gained + moved), 0.0, 1.0)
-        return np.concatenate([[start], found])
+        sums = np.cumsum(np.concatenate([[carried], gained + moved]))
+        found = np.clip(start + sums[1:], 0.0, 1.0)
+        return (np.concatenate([[start], found]) if first == 0 else found), float(sums[-1])
 
 
 def thresholds(passes: Passes, d: IntArray, *, most: int | None = None) -> IntArray:
@@ -215,13 +227,16 @@ class Conditional:
     key: Hashable = None
     _k: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     _tail: Array = field(default_factory=lambda: np.zeros(0), repr=False)
+    _carried: float = field(default=0.0, repr=False)  # `CountLaw._survival_from`'s
 
     def _extend(self, size: int) -> None:
         """Thresholds and survival for every number of trials up to ``size`` (at least).
 
         ``most_trials``: a finite population's trials never exceed it; beyond it nothing is
         computed (the outer law gives those counts no probability). ``key``: requests with
-        the same pass rule share their thresholds (`_shared_thresholds`).
+        the same pass rule share their thresholds (`_shared_thresholds`). The survival
+        probabilities computed before are kept, the new ones continuing them
+        (`CountLaw._survival_from`): each is computed once, however the sizes grow.
         """
         if self._k.size > size:
             return
@@ -230,8 +245,11 @@ class Conditional:
         possible = trials if self.most_trials is None else trials[:self.most_trials + 1]
         k = trials + 1
         k[:possible.size] = _shared_thresholds(self.passes, self.key, possible.size - 1)
+        known = min(self._k.size, possible.size)  # survival computed before, kept
         tail = np.zeros(upto + 1)
-        tail[:possible.size] = self.inner.survival(k[:possible.size])
+        tail[:known] = self._tail[:known]
+        tail[known:possible.size], self._carried = self.inner._survival_from(
+            k[:possible.size], known, self._carried)
         self._k, self._tail = k, tail
 
     def power(self, size: int) -> float:

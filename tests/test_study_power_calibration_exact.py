@@ -99,11 +99,13 @@ def test_plans_are_the_planners_sample_by_sample(certified, monkeypatch):
 
 
 def test_a_curve_reaching_the_power_only_past_the_search_is_left_to_the_planner(monkeypatch):
-    # Curves that never reach the power up to the found size (here: all, by a stand-in) are
-    # planned by certification_sample_size itself; planned once, a sample's size is kept for
-    # the next cell with the same target.
+    # Curves that never reach the power up to the found size (here: all, by a stand-in for
+    # both the bound-and-read and the planner's curves) are planned by
+    # certification_sample_size itself; planned once, a sample's size is kept for the next
+    # cell with the same target.
     monkeypatch.setattr(pce, "_PLANNED", {})
-    monkeypatch.setattr(pce, "_curves", lambda outer, members: [
+    monkeypatch.setattr(pce, "_first_reach", lambda problem, found: None)
+    monkeypatch.setattr(pce, "_curves", lambda members: [
         np.zeros(found + 1) for _, found in members])
     params = {**CELL, "certified": "recall", "f": 0.9, "r": 40}
     counts, theta = pce.enumerate_outcomes([params]).data, pce.threshold(params)
@@ -112,6 +114,100 @@ def test_a_curve_reaching_the_power_only_past_the_search_is_left_to_the_planner(
                                                          "clopper-pearson"))
     monkeypatch.setattr(pce, "_search", lambda rows, *args: [math.nan] * len(rows))
     np.testing.assert_array_equal(pce._plans(counts, theta, "recall", "clopper-pearson"), found)
+
+
+def test_plans_decided_by_the_exact_powers_alone_are_the_same(monkeypatch):
+    # With margins wider than any power, every question the search asks and every curve is
+    # answered by the exact powers and the planner's curves: the plans must not move, and
+    # without that the bound-and-read path decides most of them.
+    params = {**CELL, "certified": "recall", "f": 0.9, "r": 40}
+    counts, theta = pce.enumerate_outcomes([params]).data, pce.threshold(params)
+    read: list[int] = []
+    real_curves = pce._curves
+
+    def counted(members):
+        read.extend(found for _, found in members)
+        return real_curves(members)
+
+    monkeypatch.setattr(pce, "_curves", counted)
+    fast = {}
+    for method in pce.METHODS:
+        monkeypatch.setattr(pce, "_PLANNED", {})
+        fast[method] = pce._plans(counts, theta, "recall", pce._interval(method, "recall"))
+    decided = np.unique(counts, axis=0).shape[0] * len(pce.METHODS)
+    assert len(read) < 0.2 * np.isfinite(np.concatenate(list(fast.values()))).sum() < decided
+    monkeypatch.setattr(pce, "_MARGIN", 2.0)
+    monkeypatch.setattr(pce, "_CURVE_MARGIN", 2.0)
+    for method in pce.METHODS:
+        monkeypatch.setattr(pce, "_PLANNED", {})
+        slow = pce._plans(counts, theta, "recall", pce._interval(method, "recall"))
+        np.testing.assert_array_equal(slow, fast[method], err_msg=method)
+
+
+def _recall_problem(row: tuple[int, int, int, int], interval: str, theta: float = 0.765):
+    """The study's power computation of a labelled sample (the quick cell's theta)."""
+    req = pce._request("recall", "srs", theta, pce.LEVEL, interval, "dirichlet", None, None)
+    return pce._problem(req, None, pce._jeffreys(row))
+
+
+@pytest.mark.parametrize("a, b", [(1.0, 201.0), (31.0, 171.0), (51.0, 151.0), (120.0, 82.0)])
+def test_trials_law_is_the_beta_binomial(a, b):
+    # Recall's relevant documents: the posterior of the relevant share, a = tp + fn + 1.
+    # scipy's pmf errs by up to ~2e-10 at 20,000 documents, the law here by less: within
+    # 1e-9 of scipy's in total, a tenth of the margin `_reaches` leaves.
+    for size in (0, 1, 2, 64, 999, 8192, 20_000):
+        low, law = pce._trials_law(a, b, size)
+        exact = stats.betabinom.pmf(np.arange(size + 1), size, a, b)
+        assert exact[:low].sum() <= pce._TRIALS_DROPPED
+        assert exact[low + law.size:].sum() <= pce._TRIALS_DROPPED
+        assert np.abs(law - exact[low:low + law.size]).sum() <= pce._MARGIN / 10
+        assert not law.flags.writeable
+
+
+@pytest.mark.parametrize("row", [(21, 177, 2, 0), (43, 150, 7, 0)])
+def test_approximate_powers_are_within_a_tenth_of_the_margins(row):
+    # the two assumptions of the margins: `_approximate_power` is within a tenth of _MARGIN
+    # of Conditional.power (the planner's search), and a curve read from `_trials_law`'s
+    # law within a tenth of _CURVE_MARGIN of the planner's curve
+    problem = _recall_problem(row, "clopper-pearson")
+    for size in (1, 64, 1000, 6000, 20_000):
+        exact = problem.power(size)
+        assert abs(pce._approximate_power(problem, size) - exact) <= pce._MARGIN / 10
+    outer = problem.outer
+    (planner,) = pce.Conditional.curves([problem], [6000], read=[3000])
+    (read,) = pce.Conditional.curves([problem], [6000], read=[3000], start=(
+        2000, *pce._trials_law(outer.first, outer.second, 2000)))
+    assert np.abs(read - planner[2000:]).max() <= pce._CURVE_MARGIN / 10
+
+
+@pytest.mark.parametrize(("row", "theta"), [((60, 2, 3, 1), 0.85), ((300, 50, 20, 30), 0.85),
+                                            ((2000, 10, 100, 10), 0.765)])
+@pytest.mark.parametrize("interval", ["clopper-pearson", "wilson"])
+def test_the_envelopes_power_bounds_the_curve_up_to_its_size(row, theta, interval):
+    # what lets `_first_reach` skip sizes: at every size s, the power with the running
+    # maximum of the survival probabilities is at least the curve at every size up to s,
+    # here where the curve is saw-toothed (the relevant share's posterior narrow)
+    problem = _recall_problem(row, interval, theta=theta)
+    (curve,) = pce.Conditional.curves([problem], [800])
+    highest = np.maximum.accumulate(curve)
+    bound = [pce._approximate_power(problem, size, envelope=True) for size in range(801)]
+    assert (np.diff(curve) < -1e-3).any()  # a saw-tooth: the curve falls back at places
+    assert (highest <= np.array(bound) + pce._CURVE_MARGIN / 10).all()
+
+
+@pytest.mark.parametrize("row", [(21, 177, 2, 0), (50, 142, 8, 0), pytest.param(
+    (43, 150, 7, 0), marks=pytest.mark.slow)])
+def test_plans_thousands_of_documents_long_are_the_planners(row, monkeypatch):
+    # samples near the posterior limit (plans of 5,000 to 20,000 documents in the quick
+    # cell), where the curve is read from its bound on only its last few percent of sizes
+    monkeypatch.setattr(pce, "_PLANNED", {})
+    theta = 0.765
+    for method in pce.METHODS:
+        interval = pce._interval(method, "recall")
+        found = pce._plans(np.array([row]), theta, "recall", interval)
+        np.testing.assert_array_equal(found, _planner_sizes(np.array([row]), theta, "recall",
+                                                             interval), err_msg=method)
+        assert found[0] > 4000
 
 
 @pytest.mark.slow

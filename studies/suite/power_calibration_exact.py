@@ -215,7 +215,8 @@ def _plans(counts: IntArray, theta: float, measure: str, interval: str) -> Array
 
     The plans of the study's other bound for the same samples are searched along and kept:
     the cell plans every sample with both bounds, and the searches whose test sets' trials
-    follow the same law share the urn of their curves (`_search`).
+    follow the same law share that law's probabilities (`_trials_law`) and, where the
+    planner's curves are read, their urn (`_search`).
     """
     distinct, back = np.unique(counts, axis=0, return_inverse=True)
     if len(_PLANNED) > _MOST_PLANS_KEPT:
@@ -242,11 +243,13 @@ def _search(rows: Sequence[tuple[list[int], str]], theta: float, measure: str) -
     posterior limit; else doubling and bisection find a size ``f`` reaching the power
     (`_reaches`: the planner's answers), and the plan is the least size on the exact power
     curve reaching it. The planner computes each sample's curve up to ``max(2 f, f + 100)``
-    (to read where it stays above the power, which the study does not use); here the curves
-    are read up to ``f`` (`_curves`), and the searches that share the law of the test set's
-    trials (``outer``: recall's relevant documents follow the posterior of the relevant
-    share, whatever the bound) share one pass of its urn. A sample whose curve reaches the
-    power only beyond ``f`` is planned by `estimators.certification_sample_size` itself.
+    (to read where it stays above the power, which the study does not use); here the least
+    size is read from a bound and the curve's last sizes before ``f`` (`_first_reach`) or,
+    where that cannot tell it, from the planner's curves up to ``f`` (`_curves`), the
+    searches that share the law of the test set's trials (``outer``: recall's relevant
+    documents follow the posterior of the relevant share, whatever the bound) sharing one
+    pass of its urn. A sample whose curve reaches the power only beyond ``f`` is planned by
+    `estimators.certification_sample_size` itself.
     """
     requests = {bound: _request(measure, "srs", theta, LEVEL, bound, "dirichlet", None, None)
                 for _, bound in rows}
