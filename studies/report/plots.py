@@ -65,6 +65,7 @@ import pandas as pd
 from cycler import cycler
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.axis import Axis
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.collections import LineCollection
 from matplotlib.colors import CenteredNorm, Normalize
@@ -72,7 +73,8 @@ from matplotlib.figure import Figure
 from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.spines import Spine
+from matplotlib.ticker import FuncFormatter, Locator, NullFormatter, NullLocator
 from numpy.typing import ArrayLike, NDArray
 
 if TYPE_CHECKING:
@@ -190,7 +192,8 @@ def svg(fig: Figure, figure_id: str | None = None) -> str:
     -------
     str
         The SVG document: no creation date or creator, text as ``<text>`` elements
-        (``svg.fonttype: none``), hashed ids salted with a fixed salt.
+        (``svg.fonttype: none``), hashed ids salted with a fixed salt. A figure with a layout
+        engine is laid out once first and left without one (`_lay_out`).
 
     Examples
     --------
@@ -223,10 +226,23 @@ def _lay_out(fig: Figure) -> None:
     SVG renderer (the one that pre-draw would use, at the SVG's 72 dpi) places every panel,
     legend and colour bar where that pre-draw would, and with the layout fixed the save
     draws the figure once.
+
+    The engine measures every panel's decorations twice (constrained layout makes two
+    passes); what cannot move the layout is left out of that measuring: spines that lie
+    within what the panel's axes already span (`_spine_inside`) and unlabelled minor ticks
+    (their labels are empty and their marks no longer than the major ticks'). The minor
+    tick marks are then drawn as one line of markers per panel (`_minor_marks`).
     """
     engine = fig.get_layout_engine()
     if engine is None or isinstance(engine, PlaceHolderLayoutEngine):
         return
+    bare = _bare_minor_ticks(fig)
+    for axis, _ in bare:
+        axis.set_minor_locator(NullLocator())
+    for ax in fig.axes:
+        for spine in ax.spines.values():
+            if _spine_inside(spine):
+                spine.set_in_layout(False)
     canvas = fig.canvas
     FigureCanvasSVG(fig)  # sets itself as the figure's canvas: an SVG renderer measures text
     try:
@@ -234,6 +250,85 @@ def _lay_out(fig: Figure) -> None:
     finally:
         fig.set_canvas(canvas)
     fig.set_layout_engine(None)  # no engine at all (with the rc defaults `svg` sets)
+    _minor_marks(bare)
+
+
+def _spine_inside(spine: Spine) -> bool:
+    """Whether a spine's extent lies within the panel's box and its axis's tick labels, so
+    that measuring it for the layout cannot move anything.
+
+    A spine at the panel's edge spans the edge, plus the length of the tick marks on its
+    side. With no marks on that side (the top and right spines here) that is the edge
+    itself; with marks and their labels shown, each label sits beyond its mark (the axis's
+    extent, which the layout measures anyway, takes the label's position even when empty).
+    """
+    axis = spine.axis
+    if axis is None or spine.get_position() != ("outward", 0.0):
+        return False
+    if not axis.get_visible():
+        return True  # a hidden axis adds no tick marks to its spine
+    ticks = [axis.majorTicks[0]]
+    if not isinstance(axis.get_minor_locator(), NullLocator):
+        ticks.append(axis.minorTicks[0])
+    if spine.spine_type in ("top", "right"):
+        return not any(tick.tick2line.get_visible() for tick in ticks)
+    shown = axis.get_in_layout() and axis.axes.axison
+    return all(not tick.tick1line.get_visible() or (shown and tick.label1.get_visible())
+               for tick in ticks)
+
+
+def _bare_minor_ticks(fig: Figure) -> list[tuple[Axis, Locator]]:
+    """The axes whose minor ticks are bare marks (no label, no grid line), with their minor
+    locators: say a log axis's ticks between the powers of ten (`_x_axis`)."""
+    bare = []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            locator = axis.get_minor_locator()
+            if (isinstance(axis.get_minor_formatter(), NullFormatter)
+                    and not isinstance(locator, NullLocator)):
+                bare.append((axis, locator))
+    return bare
+
+
+def _minor_marks(bare: list[tuple[Axis, Locator]]) -> None:
+    """Draw the bare minor ticks of each axis as one line of tick markers, not a tick each.
+
+    A matplotlib tick is a group of five artists (two marks, two labels, a grid line) that
+    the axis updates each time it is measured or drawn; bare minor ticks show only their
+    first mark. The marks go where the axis would draw them (`Axis.get_minorticklocs`, within
+    the view), with the first minor tick's marker, size, width, colour and transform.
+    """
+    marks, kept = [], set()
+    for axis, locator in bare:
+        axis.set_minor_locator(locator)  # shared axes share it: restore all before reading
+    for axis, locator in bare:
+        tick = axis.get_minor_ticks(1)[0]
+        if tick.gridline.get_visible() or tick.tick2line.get_visible():
+            kept.add(id(locator))  # more than bare marks: leave the ticks to the axes
+            continue
+        locs = axis.get_minorticklocs()
+        low, high = sorted(axis.get_view_interval())
+        marks.append((axis, locator, tick.tick1line, locs[_within(axis, locs, low, high)]))
+    for axis, locator, mark, locs in marks:
+        if id(locator) in kept:
+            continue
+        axis.set_minor_locator(NullLocator())
+        x, y = (locs, np.zeros(locs.size)) if axis.axis_name == "x" else (np.zeros(locs.size), locs)
+        drawn = Line2D(x, y, transform=mark.get_transform(), marker=mark.get_marker(),
+                       markersize=mark.get_markersize(),
+                       markeredgewidth=mark.get_markeredgewidth(), color=mark.get_color(),
+                       linestyle="none", clip_on=False, zorder=axis.get_zorder())
+        drawn.set_in_layout(False)
+        axis.axes.add_artist(drawn)
+
+
+def _within(axis: Axis, locs: Array, low: float, high: float) -> NDArray[np.bool_]:
+    """Which tick locations lie in the view [low, high], compared on the axis's scale with
+    the slack the axis allows (1e-10 of the view's span), so that a tick at an end stays."""
+    ends = np.sort(axis.get_transform().transform(np.array([low, high])))
+    spots = axis.get_transform().transform(locs)
+    slack = 1e-10 * (ends[1] - ends[0])
+    return np.asarray((spots >= ends[0] - slack) & (spots <= ends[1] + slack), dtype=bool)
 
 
 def _close(fig: Figure) -> None:
