@@ -31,6 +31,7 @@ fields that change from one run to the next (start, end and wall time) are in re
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import hashlib
 import html
 import json
@@ -880,9 +881,8 @@ def _method_rows(methods: Sequence[str], verdicts: Sequence[Verdict],
     return rows
 
 
-def _tidy_csv(results: Mapping[str, StudyResult], out: Path, written: dict[str, str]
-              ) -> list[str]:
-    """Write results.csv piece by piece; the studies left out for their size."""
+def _tidy_csv(results: Mapping[str, StudyResult], out: Path) -> tuple[list[str], str]:
+    """Write results.csv piece by piece: the studies left out for their size, its SHA-256."""
     left_out = [name for name, r in results.items()
                 if sum(g.size for g in r.groups) > TIDY_CSV_LIMIT]
     path = out / "results.csv"
@@ -898,8 +898,7 @@ def _tidy_csv(results: Mapping[str, StudyResult], out: Path, written: dict[str, 
             header = False
         if header:
             handle.write(",".join(order) + "\n")
-    written["results.csv"] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return left_out
+    return left_out, hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
@@ -908,7 +907,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
                  out: str | Path | None = None,
                  summaries: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
                  comparison: Comparison | None = None,
-                 figures: Mapping[str, Sequence[str]] | None = None) -> Path:
+                 figures: Mapping[str, Sequence[str]] | None = None,
+                 pool: cf.Executor | None = None) -> Path:
     """Write the report of a run (see the module docstring); returns ``index.html``'s path.
 
     Parameters
@@ -933,12 +933,16 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     figures : mapping of str to sequence of str, optional
         Studies' figures drawn already (`study_figure`, in other processes while the run
         went on), in order; the others are drawn here.
+    pool : concurrent.futures.Executor, optional
+        Local worker processes to write ``results.csv`` in while the pages are written here.
     """
     stored = run_dir if isinstance(run_dir, StoredRun) else read_run(run_dir, results=results)
     run_dir, meta, state = stored.directory, stored.metadata, stored.state
     target = Path(out) if out is not None else run_dir
     (target / "figures").mkdir(parents=True, exist_ok=True)
     names = [s.name for s in studies]
+    # the tidy table is the same bytes from any process: written beside the pages
+    tidy = pool.submit(_tidy_csv, dict(results), target.resolve()) if pool is not None else None
     grid_name = meta.get("identity", {}).get("grid", "")
     known = study_names()
     prov = _provenance(meta, _reproduce(meta, names, f"reports/studies-{grid_name}", known),
@@ -974,7 +978,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         grid=identity["grid"] if isinstance(identity.get("grid"), str) else "custom",
         seed=meta.get("seed", ""), budget=SUITE_FALSE_ALARM,
         state=state.describe(), comparison=comparison), written)
-    left_out = _tidy_csv(results, target, written)
+    left_out, written["results.csv"] = (tidy.result() if tidy is not None
+                                        else _tidy_csv(results, target))
     report = {
         "provenance": prov,
         "grids": meta.get("grids", {}),

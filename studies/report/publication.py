@@ -186,12 +186,14 @@ class _Drawing:
             for index in range(1, len(study.figures) + 1)]
 
     def figures(self) -> dict[str, list[str]]:
-        """Every submitted study's figures (waiting for them); the pool is then closed."""
-        try:
-            return {name: [future.result() for future in futures]
-                    for name, futures in self._drawn.items()}
-        finally:
-            self.close()
+        """Every submitted study's figures (waiting for them)."""
+        return {name: [future.result() for future in futures]
+                for name, futures in self._drawn.items()}
+
+    @property
+    def pool(self) -> cf.ProcessPoolExecutor | None:
+        """The processes, when figures were drawn in them (None: none were started)."""
+        return self._pool
 
     def close(self) -> None:
         if self._pool is not None:
@@ -202,13 +204,14 @@ class _Drawing:
 def _finish(run: StoredRun, studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]],
             summaries: Mapping[str, Sequence[Mapping[str, Any]]], baseline: Results | None,
             out: Path | None, unknown: Sequence[str],
-            figures: Mapping[str, Sequence[str]] | None = None) -> Publication:
+            figures: Mapping[str, Sequence[str]] | None = None,
+            pool: cf.Executor | None = None) -> Publication:
     """Compare with the baseline and write the report: what both entry points end with."""
     ordered = {name: tuple(verdicts[name]) for name in run.results if name in verdicts}
     comparison = (compare(baseline, load_results(run, verdicts=ordered))
                   if baseline is not None else None)
     index = write_report(run, studies, run.results, ordered, out=out, summaries=summaries,
-                         comparison=comparison, figures=figures)
+                         comparison=comparison, figures=figures, pool=pool)
     return Publication(run, tuple(studies), ordered, comparison, index, tuple(unknown))
 
 
@@ -338,8 +341,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
                       out=target, resume=resume, methods=methods, on_cell=on_cell,
                       on_task=on_task, on_study=finished, command=command)
-        figures = drawing.figures()
+        return _finish(read_run(target, results=results), chosen, verdicts, summaries, base,
+                       None, (), drawing.figures(), drawing.pool)
     finally:
         drawing.close()
-    return _finish(read_run(target, results=results), chosen, verdicts, summaries, base, None,
-                   (), figures)
