@@ -74,14 +74,17 @@ Performance measures
 Cost
     Quick grid: 1.7 s of computing on one core. Full grid (1 000 groups stored packed,
     ``pack_groups``: one row of arrays per ``n``, 16 bytes per cell and method, a 1.8 GB
-    store): 161 s on 1 worker and 103 s on 2 for the run (2026-11-26, this project's 2-core
-    machine; `benchmarks/RESULTS.md`), of which about 25 s is judging the claims and writing
-    the summary table (5 s) as the run ends; 3.5 and 2.6 min with the report. Of the
-    computing (about 100 s on one core), the intervals themselves take about 60 s (ours about
-    40 s, half of it the mid-p root search; statsmodels' about 24 s, mostly its beta
-    quantiles), the probability matrices, cumulative sums, coverage runs and expected widths
-    about 25 s. It runs ours and statsmodels' intervals (``Grid.methods``);
-    scipy's are audited on the quick grid only: its interval is a scalar root search per
+    store): 256 s on 1 worker with its claims, tables and report, at a peak of 0.9 GB
+    (2026-11-28, this project's 2-core machine; `benchmarks/RESULTS.md`, "Full suite"); its
+    judging and report read back from the store (`evalcert study report`) take 48 s at a
+    peak of 0.8 GB. Judging and reporting read the groups' arrays from the store a part of
+    the grid at a time, and build tidy rows only for the cells, methods and measures each
+    claim, table and figure reads (`StudyResult.frames`, ``where``). Of the computing (about
+    100 s on one core when measured on 2026-11-26), the intervals themselves take about 60 s
+    (ours about 40 s, half of it the mid-p root search; statsmodels' about 24 s, mostly its
+    beta quantiles), the probability matrices, cumulative sums, coverage runs and expected
+    widths about 25 s. It runs ours and statsmodels' intervals (``Grid.methods``); scipy's
+    are audited on the quick grid only: its interval is a scalar root search per
     count (1.7 ms per exact interval at n = 500), which would make the full grid about 3
     core-hours.
 
