@@ -57,6 +57,15 @@ def test_a_moved_store_is_a_clear_error(tmp_path):
         dict(group.values)
 
 
+def test_a_store_named_by_a_relative_path_is_read_from_anywhere(tmp_path, monkeypatch):
+    study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True)
+    monkeypatch.chdir(tmp_path)
+    run([study], rng=3, workers=1, out="run")
+    group = read_run("run").results[study.name].groups[0]
+    monkeypatch.chdir(tmp_path.parent)
+    assert list(group.values)
+
+
 def test_a_group_stored_as_an_npz_archive_is_still_read(stored):
     """Stores written before the arrays were laid out one after the other hold an .npz."""
     group = stored[1].groups[0]

@@ -66,7 +66,8 @@ class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
     """
 
     def __init__(self, path: Path, study: str, key: str) -> None:
-        self._ident = (Path(path), study, key)
+        # absolute: read from another directory or process all the same
+        self._ident = (Path(path).absolute(), study, key)
 
     def _arrays(self) -> dict[str, dict[str, NDArray[np.float64]]]:
         global _last_read
