@@ -636,7 +636,7 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
         judges = {i: _Judge(claims[i], params) for i in judged}
         # each claim reads only its methods, measures and region, one part of the grid at a
         # time, so that every claim is judged in one pass over a packed grid
-        for part in result.batches(_BATCH_CELLS):
+        for part in result.batches():
             for judge in judges.values():
                 claim = judge.claim
                 measures = {claim.measure, CONDITIONAL.get(claim.measure),
@@ -656,7 +656,6 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
 
 
 _BATCH_ROWS = 500_000  # rows per piece read: the per-piece cost paid rarely, memory bounded
-_BATCH_CELLS = 500_000  # packed cells held at once while the claims read them
 
 
 def _cell_parameters(result: StudyResult) -> list[str]:

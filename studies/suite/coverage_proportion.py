@@ -138,7 +138,6 @@ BELOW = 0.01  # a cell "under-covers" when below nominal - BELOW
 # worst-cell candidates a summary collects before keeping only the lowest
 _PENDING = 4096
 _ALL_N = (0, 2**62)  # the band of every n
-_CHUNK_CELLS = 500_000  # packed cells summarised at once
 # statsmodels' one-sided names are reversed: "smaller" is our lower bound ("greater").
 _STATSMODELS_SIDE = {"two-sided": "two-sided", "greater": "smaller", "less": "larger"}
 _SLOW_PEERS = ("statsmodels:binom_test",)
@@ -391,7 +390,7 @@ def _chunks(result: StudyResult) -> Iterator[tuple[dict[str, NDArray[Any]],
     """(parameter columns, per-method measure arrays) for consecutive groups with the same
     methods (a part of the grid at a time, `StudyResult.batches`), and for the cells."""
     names = ("n", "p", "confidence_level", "alternative")
-    for part in StudyResult(result.study, groups=result.groups).batches(_CHUNK_CELLS):
+    for part in StudyResult(result.study, groups=result.groups).batches():
         for _, same in itertools.groupby(part.groups, key=lambda g: [
                 (m, list(found)) for m, found in g.values.items()]):
             groups = list(same)
