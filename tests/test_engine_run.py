@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import math
 import os
 import signal
 import sqlite3
@@ -83,6 +84,31 @@ def test_same_results_with_one_or_two_workers_in_any_order():
     assert _by_key(one) == _by_key(two)
     assert _by_key(shuffled) == {k: v for k, v in _by_key(one).items() if k[0] == "mean_bias"}
     assert _by_key(run([MEAN], rng=12, workers=1)) != _by_key(shuffled)
+
+
+def test_tasks_of_the_costliest_grids_run_first_with_the_same_results():
+    def order(studies):
+        seen = []
+        run(studies, rng=11, workers=1, path="monte-carlo",
+            on_task=lambda name, done, cells: seen.append(name) if done else None)
+        return list(dict.fromkeys(seen))
+
+    def hinted(study, seconds):
+        quick = dataclasses.replace(study.grids["quick"], task_seconds=seconds)
+        return dataclasses.replace(study, grids={**study.grids, "quick": quick})
+
+    costly, cheap = hinted(BINOMIAL, 2.0), hinted(MEAN, 0.5)
+    assert order([MEAN, BINOMIAL]) == ["mean_bias", BINOMIAL.name]  # no hints: study order
+    assert order([MEAN, costly]) == [BINOMIAL.name, "mean_bias"]
+    assert order([cheap, BINOMIAL]) == ["mean_bias", BINOMIAL.name]  # a hint before none
+    assert (_by_key(run([MEAN, costly], rng=11, workers=2, path="monte-carlo"))
+            == _by_key(run([MEAN, BINOMIAL], rng=11, workers=1, path="monte-carlo")))
+
+
+@pytest.mark.parametrize("seconds", [0, -1.0, math.inf, math.nan, True, "1"])
+def test_task_seconds_must_be_a_positive_number(seconds):
+    with pytest.raises(ValueError, match="`task_seconds` must be a positive number"):
+        Grid({"n": [1]}, n_replicates=2, task_seconds=seconds)
 
 
 def test_dask_backend_gives_the_local_results():

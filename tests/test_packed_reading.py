@@ -66,6 +66,32 @@ def test_a_store_named_by_a_relative_path_is_read_from_anywhere(tmp_path, monkey
     assert list(group.values)
 
 
+def test_a_store_written_again_at_the_same_path_is_read_afresh(tmp_path):
+    """Reading keeps a connection and the last group between reads: neither may outlive the
+    file. Results read from a replaced store say so; results of the new one are its own."""
+    import shutil
+
+    study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True)
+
+    def groups(p):
+        shutil.rmtree(tmp_path / "run", ignore_errors=True)
+        grid = dataclasses.replace(study.grids["quick"], parameters={
+            **study.grids["quick"].parameters, "p": [p]})
+        run([study], grid=grid, rng=3, workers=1, out=tmp_path / "run")
+        return read_run(tmp_path / "run").results[study.name].groups
+
+    old = groups(0.3)
+    first = [np.array(g.values["wald"]["width"]) for g in old]
+    new = groups(0.4)
+    with pytest.raises(ValueError, match="no longer exists"):
+        dict(old[-1].values)
+    changed = [np.array(g.values["wald"]["width"]) for g in new]
+    assert not any(np.array_equal(a, b) for a, b in zip(first, changed, strict=True))
+    again = groups(0.3)
+    assert all(np.array_equal(np.array(g.values["wald"]["width"]), a)
+               for g, a in zip(again, first, strict=True))
+
+
 def test_a_group_stored_as_an_npz_archive_is_still_read(stored):
     """Stores written before the arrays were laid out one after the other hold an .npz."""
     group = stored[1].groups[0]

@@ -12,6 +12,7 @@ import json
 import math
 import os
 import sqlite3
+import threading
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -68,21 +69,26 @@ class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
     def __init__(self, path: Path, study: str, key: str) -> None:
         # absolute: read from another directory or process all the same
         self._ident = (Path(path).absolute(), study, key)
+        self._file = _file(self._ident[0])
 
     def _arrays(self) -> dict[str, dict[str, NDArray[np.float64]]]:
         global _last_read
-        if _last_read is not None and _last_read[0] == self._ident:
-            return _last_read[1]
         path, study, key = self._ident
-        if not path.exists():
+        try:
+            now = _file(path)
+        except OSError:
+            now = None
+        if now != self._file:  # a store written again at the same path holds other results
             raise ValueError(f"the run store {path} that study {study!r}'s results were read "
                              "from no longer exists; read them again from where it is now.")
+        if _last_read is not None and _last_read[0] == (self._file, study, key):
+            return _last_read[1]
         try:
-            values = _read_arrays(path, study, key)
+            values = _read_arrays(path, self._file, study, key)
         except (sqlite3.Error, ValueError, OSError) as error:
             raise damaged("directory", path.parent, f"the arrays of study {study!r}'s group "
                           f"{key!r} cannot be read: {type(error).__name__}: {error}") from None
-        _last_read = (self._ident, values)
+        _last_read = ((self._file, study, key), values)
         return values
 
     def __getitem__(self, method: str) -> Mapping[str, NDArray[np.float64]]:
@@ -95,21 +101,43 @@ class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
         return len(self._arrays())
 
 
-def _read_arrays(path: Path, study: str, key: str
+def _file(path: Path) -> tuple[Path, int, int]:
+    """Which file ``path`` is: a store removed and written again there is another."""
+    found = os.stat(path)
+    return path, found.st_dev, found.st_ino
+
+
+def _read_arrays(path: Path, file: tuple[Path, int, int], study: str, key: str
                  ) -> dict[str, dict[str, NDArray[np.float64]]]:
+    db = _connection(path, file)
+    row = db.execute("SELECT rowid FROM groups WHERE study = ? AND key = ?",
+                     (study, key)).fetchone()
+    if row is None:
+        raise ValueError("the group is not in the store")
+    with db.blobopen("groups", "values", row[0], readonly=True) as blob:
+        return unpack_arrays(blob)[1]
+
+
+def _connection(path: Path, file: tuple[Path, int, int]) -> sqlite3.Connection:
+    """A read-only connection to ``path`` (the file ``file``), kept for the thread's next read.
+
+    Opening a connection reads the schema again: a reader taking a grid's thousand groups in
+    turn would spend more on that than on the arrays. A connection outside a statement holds
+    no snapshot, so each read sees the store as it is.
+    """
+    held = getattr(_held, "connection", None)
+    if held is not None and held[0] == file:
+        return held[1]
+    if held is not None:
+        held[1].close()
     db = read_only(path)
-    try:
-        row = db.execute("SELECT rowid FROM groups WHERE study = ? AND key = ?",
-                         (study, key)).fetchone()
-        if row is None:
-            raise ValueError("the group is not in the store")
-        with db.blobopen("groups", "values", row[0], readonly=True) as blob:
-            return unpack_arrays(blob)[1]
-    finally:
-        db.close()
+    _held.connection = (file, db)
+    return db
 
 
-_last_read: tuple[tuple[Path, str, str], dict[str, dict[str, NDArray[np.float64]]]] | None = None
+_last_read: (tuple[tuple[tuple[Path, int, int], str, str],
+                  dict[str, dict[str, NDArray[np.float64]]]] | None) = None
+_held = threading.local()
 
 
 def decoded_row(decode: Callable[[Mapping[str, Any]], T], row: Mapping[str, Any], table: str,

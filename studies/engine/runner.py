@@ -7,7 +7,8 @@ its missing cells); executes them in process, in local worker processes or on a 
 transaction as it arrives (`studies.engine.store`). A new run records its identity (studies
 and versions, grid, user methods, path), its root seed and its provenance
 (`studies.engine.provenance`). Every study's tasks go through one pool, so one study's tail
-runs beside the next study's cells; ``on_study`` hands each study's results over as soon as
+runs beside the next study's cells, the tasks of the costliest grids first
+(`Grid.task_seconds`); ``on_study`` hands each study's results over as soon as
 its last cell is stored, so its tables can be written while the other studies run.
 
 References
@@ -156,6 +157,8 @@ def run(
         tasks = [t for s in resolved
                  for t in plan(s.for_grid(grids[s.name]), grids[s.name], root, path,
                                tuple(methods), done_keys)]
+        # longest first (`Grid.task_seconds`); stable, so hint-less tasks keep study order
+        tasks.sort(key=lambda t: -(grids[t.study.name].task_seconds or 0.0))
         total = sum(grids[s.name].n_cells for s in resolved)
         done = total - sum(task_cells(t) for t in tasks)
         pending = Counter(t.study.name for t in tasks)

@@ -583,7 +583,8 @@ STUDY = Study(
     name="bias_error_rate",
     ademp=__doc__,
     version="1",
-    grids={"quick": Grid(_QUICK, n_replicates=2_000), "full": Grid(_FULL, n_replicates=2_000)},
+    grids={"quick": Grid(_QUICK, n_replicates=2_000, task_seconds=1.5),
+           "full": Grid(_FULL, n_replicates=2_000, task_seconds=1.3)},
     truth=truth,
     generate=generate,
     methods={

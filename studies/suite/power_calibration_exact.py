@@ -572,10 +572,10 @@ STUDY = Study(
     version="1",
     grids={
         "quick": Grid({"prevalence": [0.15], "f1": [0.85], "certified": ["accuracy", "recall"],
-                       "f": [0.9], "r": [200]}, n_replicates=200),
+                       "f": [0.9], "r": [200]}, n_replicates=200, task_seconds=6.0),
         "full": Grid({"prevalence": [0.05, 0.15, 0.4], "f1": [0.7, 0.85],
                       "certified": list(MEASURES), "f": [0.8, 0.9, 0.95], "r": [200]},
-                     n_replicates=500),
+                     n_replicates=500, task_seconds=10.0),
     },
     truth=threshold,
     generate=generate,

@@ -1551,11 +1551,11 @@ STUDY = Study(
     grids={
         "quick": Grid({"relevant": [5, 40, 300, 2000], "submitted": [250, 1000, 4000],
                        "separation": [2.0], "run": list(RUNS), "confidence_level": [0.95]},
-                      n_replicates=1_200),
+                      n_replicates=1_200, task_seconds=0.4),
         "full": Grid({"relevant": [2, 5, 10, 20, 40, 80, 150, 300, 600, 1200, 2500],
                       "submitted": [50, 250, 1000, 4000], "separation": [1.5, 2.0, 2.5],
                       "run": list(RUNS), "confidence_level": [0.95]},
-                     n_replicates=10_000),
+                     n_replicates=10_000, task_seconds=0.6),
     },
     truth=truth,
     generate=generate,
