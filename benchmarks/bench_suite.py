@@ -11,11 +11,20 @@ loopback Dask cluster started as README.md says (a ``dask scheduler`` process an
 worker`` process with 2 single-threaded workers, configured by the README's YAML), and every
 table it writes (CSV and text) is compared byte for byte with the 2-local-worker runs.
 
+With ``--together``, the studies instead run as ONE command (``evalcert study run NAME ...
+--workers 2``: one pool, the costliest tasks first), as the whole suite is run in one sitting:
+its wall time and peak memory, and for each study from the run's store its cells, the
+seconds its tasks took on the workers (summed) and when its last task finished; then
+``evalcert study report`` on the run. ``--reference DIR`` then records the run's verdicts
+there (``evalcert study reference``). That table replaces the section "Full suite in one
+run".
+
 The table replaces the section "Full suite" of ``benchmarks/RESULTS.md`` (``--out``); timings
 live here, never in the tests.
 
 Run: ``python benchmarks/bench_suite.py [--studies NAME ...] [--workers 1 2] [--dask]
-[--grid full] [--keep DIR]``.
+[--grid full] [--keep DIR]`` or ``python benchmarks/bench_suite.py --together [--workers 2]
+[--reference reports/reference]``.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import json
 import os
 import platform
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -39,6 +49,7 @@ import psutil
 
 SEED = 20190
 SECTION = "## Full suite"
+TOGETHER = "## Full suite in one run"
 DASK_CONFIG = """\
 distributed:
   nanny:
@@ -186,6 +197,63 @@ def measure_dask(names: Sequence[str], grid: str, scratch: Path, workers: int
             "differing": differing, "missing": sorted(set(local) - set(remote))}
 
 
+def measure_together(names: Sequence[str], grid: str, scratch: Path, workers: int,
+                     reference: Path | None) -> dict[str, Any]:
+    """The studies as one command on ``workers`` local workers; each study's share of it."""
+    out = scratch / "together"
+    shutil.rmtree(out, ignore_errors=True)
+    load = os.getloadavg()[0]
+    seconds, peak, _ = _timed(["study", "run", *names, "--grid", grid, "--seed", str(SEED),
+                               "--workers", str(workers), "--out", str(out)])
+    print(f"together: {seconds:.1f} s, {peak / 2**20:.0f} MB", flush=True)
+    db = sqlite3.connect(f"file:{out / 'run.sqlite'}?mode=ro", uri=True)
+    try:
+        started = json.loads(db.execute("SELECT value FROM run WHERE key = 'started'")
+                             .fetchone()[0])
+        found = db.execute(
+            "SELECT study, SUM(n), SUM(seconds), MAX(finished) FROM ("
+            " SELECT study, 1 AS n, seconds, finished FROM cells UNION ALL"
+            " SELECT study, cells AS n, seconds, finished FROM groups) GROUP BY study"
+        ).fetchall()
+    finally:
+        db.close()
+    start = datetime.fromisoformat(started)
+    rows = {study: {"study": study, "cells": int(n), "task_s": float(task),
+                    "last_s": (datetime.fromisoformat(last) - start).total_seconds(),
+                    "verdicts": _verdicts(out, study)}
+            for study, n, task, last in found}
+    judged = scratch / "together-report"
+    shutil.rmtree(judged, ignore_errors=True)
+    report_s, report_peak, _ = _timed(["study", "report", str(out), "--out", str(judged)])
+    if reference is not None:
+        _timed(["study", "reference", str(out), "--out", str(reference)])
+    return {"seconds": seconds, "mb": peak / 2**20, "load": load, "workers": workers,
+            "rows": [rows[name] for name in names if name in rows], "report_s": report_s,
+            "report_mb": report_peak / 2**20}
+
+
+def together_markdown(found: dict[str, Any], grid: str) -> str:
+    lines = ["| study | cells | task seconds (summed over workers) | last task done after |"
+             " verdicts |", "| --- | ---: | ---: | ---: | --- |"]
+    for row in sorted(found["rows"], key=lambda r: -r["task_s"]):
+        lines.append(f"| `{row['study']}` | {row['cells']:,} | {_minutes(row['task_s'])} | "
+                     f"{_minutes(row['last_s'])} | {row['verdicts']} |")
+    task = sum(r["task_s"] for r in found["rows"])
+    lines.append(f"| **total** | {sum(r['cells'] for r in found['rows']):,} | "
+                 f"**{_minutes(task)}** ({task / 3600:.2f} worker-hours) | "
+                 f"**{_minutes(found['seconds'])}** (the command) |  |")
+    return (f"{TOGETHER}\n\nMeasured {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by `python "
+            f"benchmarks/bench_suite.py --together` on {platform.machine()}, "
+            f"{os.cpu_count()} cores, Python {platform.python_version()} (1-minute load "
+            f"{found['load']:.2f} as it started): every study's `{grid}` grid, seed {SEED}, "
+            f"as one `evalcert study run` command on {found['workers']} local workers (run, "
+            "claims, tables and report): "
+            f"{_minutes(found['seconds'])}, peak resident memory of the command and its "
+            f"workers {found['mb']:,.0f} MB. Judging and reporting the finished run again "
+            f"(`evalcert study report`): {_minutes(found['report_s'])} at "
+            f"{found['report_mb']:,.0f} MB.\n\n" + "\n".join(lines))
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds:,.0f} s" if seconds < 600 else f"{seconds / 60:,.1f} min"
 
@@ -237,14 +305,14 @@ def markdown(rows: Sequence[dict[str, Any]], workers: Sequence[int],
             f"{'s' if workers[0] > 1 else ''}).\n\n" + text)
 
 
-def replace_section(path: Path, section: str) -> None:
-    """Put ``section`` in ``path`` in place of its "Full suite" section (or at its end)."""
+def replace_section(path: Path, section: str, title: str = SECTION) -> None:
+    """Put ``section`` in ``path`` in place of its ``title`` section (or at its end)."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
-    start = text.find(SECTION + "\n")
+    start = text.find(title + "\n")
     if start < 0:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
     else:
-        end = text.find("\n## ", start + len(SECTION))
+        end = text.find("\n## ", start + len(title))
         text = text[:start] + section + ("\n" + text[end:] if end >= 0 else "\n")
     path.write_text(text, encoding="utf-8")
 
@@ -260,12 +328,23 @@ def main() -> None:
                         help="run the suite again on a loopback 2-worker Dask cluster")
     parser.add_argument("--keep", type=Path, default=None,
                         help="directory for the runs (default: a temporary one, removed)")
+    parser.add_argument("--together", action="store_true",
+                        help="run the studies as one command instead (on the last --workers)")
+    parser.add_argument("--reference", type=Path, default=None,
+                        help="with --together: record the run's verdicts in this directory")
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("RESULTS.md"))
     args = parser.parse_args()
     names = args.studies or list(study_names())
     scratch = args.keep or Path(tempfile.mkdtemp(prefix="evalcert-suite-"))
     scratch.mkdir(parents=True, exist_ok=True)
     try:
+        if args.together:
+            found = measure_together(names, args.grid, scratch, args.workers[-1],
+                                     args.reference)
+            section = together_markdown(found, args.grid)
+            replace_section(args.out, section, TOGETHER)
+            print(section)
+            return
         rows = [measure_study(name, args.workers, args.grid, scratch) for name in names]
         dask = measure_dask(names, args.grid, scratch, args.workers[-1]) if args.dask else None
         section = markdown(rows, args.workers, dask, args.grid)
