@@ -549,3 +549,25 @@ def test_a_monte_carlo_value_without_an_se_within_its_bound_cannot_hold():
                            StudyResult("s", cells))[0]
     assert mean.status == INCONCLUSIVE and "1 of 1 Monte Carlo values have no MCSE" in \
         mean.reason
+
+
+@pytest.mark.parametrize("errors", [
+    pd.Series([None] * 6, dtype=object), pd.Series([np.nan] * 6),
+    pd.Series([np.nan] * 6, dtype="str"), pd.Series([None, "boom", None, None, "a", None]),
+    pd.Series(["b", "a", "c", None, "a", "z"], dtype="str"),
+])
+def test_sums_of_a_claim_are_pandas_aggregation_whether_or_not_a_method_raised(errors):
+    from studies.engine.claims import _SUMS, _summed
+
+    rows = pd.DataFrame({"method": list("aabbab"), "n": [1, 2, 1, 2, 1, 1],
+                         "error": errors.to_numpy(), "n_replicates": [np.nan] * 6,
+                         **{k: np.arange(6.0) for k in _SUMS if k not in ("error",
+                                                                          "n_replicates")}})
+    rows["error"] = rows["error"].astype(errors.dtype)
+    plain = rows.groupby(["method", "n"], sort=False, dropna=False).agg(_SUMS)
+    pd.testing.assert_frame_equal(_summed(rows, ["method", "n"]), plain)
+    indexed = plain.assign(error=rows["error"].iloc[:len(plain)].to_numpy())
+    pd.testing.assert_frame_equal(
+        _summed(indexed, [0, 1]),
+        indexed.groupby(level=[0, 1], sort=False, dropna=False).agg(_SUMS))
+    pd.testing.assert_frame_equal(_summed(rows.iloc[:0], ["method", "n"]), plain.iloc[:0])

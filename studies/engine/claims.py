@@ -382,6 +382,26 @@ def _bound(claim: Claim, target: NDArray[np.float64]) -> NDArray[np.float64]:
     return target + claim.margin if claim.comparison == "at_most" else target
 
 
+def _summed(rows: pd.DataFrame, keys: list[Any]) -> pd.DataFrame:
+    """`_SUMS` of ``rows`` in groups by ``keys`` (column names, or index levels by number).
+
+    pandas takes the largest ``error`` text of a group in Python, one group at a time: the
+    texts are taken by their rank instead (codes of the sorted texts; -1, missing, only where
+    every text of the group is missing), the same text in one pass.
+    """
+    errors = rows["error"]
+    codes, texts = pd.factorize(errors, sort=True)
+    by = rows.assign(error=codes).groupby(
+        keys if isinstance(keys[0], str) else None,
+        level=None if isinstance(keys[0], str) else keys, sort=False, dropna=False)
+    sums = by.agg(_SUMS)
+    # the missing value pandas gives a group without an error, in the column's dtype
+    missing = errors.iloc[:0].reindex(range(1))
+    largest = pd.api.extensions.take(np.asarray(texts, dtype=object), sums["error"].to_numpy(),
+                                     allow_fill=True, fill_value=missing.iloc[0])
+    return sums.assign(error=pd.Series(largest, index=sums.index).astype(errors.dtype))
+
+
 class _Judge:
     """One claim's verdict, built from a study's rows piece by piece.
 
@@ -449,7 +469,7 @@ class _Judge:
             inverse = 1.0 / rows["counts"]
         rows = as_text(rows).assign(**mean_terms(rows["value"], rows["mcse"]),
                                     null=rows["null"] ** 2, inverse=inverse, count=1)
-        return rows.groupby(self._keys(), sort=False, dropna=False).agg(_SUMS)
+        return _summed(rows, self._keys())
 
     def _means(self) -> pd.DataFrame:
         """The means over ``mean_over`` (`studies.engine.means`: an undefined value makes its
@@ -459,8 +479,7 @@ class _Judge:
         at a common share ``b`` is ``b (1 - b)`` over that number.
         """
         both = pd.concat(self.partial)
-        sums = both.groupby(level=list(range(both.index.nlevels)), sort=False,
-                            dropna=False).agg(_SUMS)
+        sums = _summed(both, list(range(both.index.nlevels)))
         count = sums["count"]
         null = np.sqrt(sums["null"]) / count if self.claim.measure in SHARES else np.nan
         means = means_from_sums(sums)
