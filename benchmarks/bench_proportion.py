@@ -10,8 +10,14 @@ all in betaincinv. Each repeat times ours, statsmodels and the floor in turn, so
 a shared machine slows them alike; the least time of the repeats is kept. `measure` and
 `markdown` let another script put the table in ``benchmarks/RESULTS.md``.
 
+With ``--enumeration N ...``, a second table (`enumeration`): an exact enumeration's intervals,
+every count ``x = 0..n`` of one ``n`` at the 9 (level, side) pairs of ``coverage_proportion``,
+for each method whose upper bound is its reflected lower bound. Its failure counts are its
+counts reversed, so the kernel runs once for both ends; beside it the same counts with one
+count of another ``n`` appended, which runs it twice (the general path; same bounds).
+
 Run: ``python benchmarks/bench_proportion.py [--pairs N] [--loop-pairs M] [--repeat R]
-[--clock {wall,cpu}] [--method NAME ...] [--markdown FILE]``.
+[--clock {wall,cpu}] [--method NAME ...] [--markdown FILE] [--enumeration N ...]``.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from scipy import special
 
 from estimators import PROPORTION_METHODS, proportion_ci
 
-__all__ = ["STATSMODELS_NAMES", "machine", "markdown", "measure"]
+__all__ = ["STATSMODELS_NAMES", "enumeration", "machine", "markdown", "measure"]
 
 STATSMODELS_NAMES = {
     "wald": "normal",
@@ -45,6 +51,11 @@ BETA_SHIFTS = {"clopper-pearson": (0.0, 1.0), "jeffreys": (0.5, 0.5)}
 CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
 TAIL = 0.025  # the default two-sided 95% level of both libraries
 N_MAX = 1000
+# The methods whose upper bound is the lower bound of the failures, reflected.
+REFLECTED = ("wilson-cc", "clopper-pearson", "jeffreys", "mid-p")
+# The (level, side) pairs of one coverage_proportion group.
+LEVEL_SIDES = tuple((level, side) for level in (0.90, 0.95, 0.99)
+                    for side in ("two-sided", "greater", "less"))
 
 
 def _statsmodels() -> tuple[Callable[..., Any] | None, str]:
@@ -158,6 +169,60 @@ def measure(pairs: int = 1_000_000, loop_pairs: int = 2_000, repeat: int = 3,
     return rows
 
 
+def _all_pairs(method: str, x: np.ndarray, n: Any) -> Callable[[], object]:
+    """The intervals of ``method`` at every (level, side) of `LEVEL_SIDES`."""
+    return lambda: [proportion_ci(x, n, method=method, confidence_level=level, alternative=side)
+                    for level, side in LEVEL_SIDES]
+
+
+def enumeration(sizes: Sequence[int], repeat: int = 5, *, methods: Sequence[str] = REFLECTED,
+                clock: str = "cpu", report: Callable[[dict[str, Any]], object] | None = None,
+                ) -> list[dict[str, Any]]:
+    """Seconds of an exact enumeration's intervals: one kernel run for both ends, or two.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        The ``n`` of each enumeration ``x = 0..n``.
+    repeat : int
+        Rounds; each times both paths in turn, and the least time of each is kept.
+    methods : sequence of str
+        Methods of `REFLECTED`.
+    clock : {"wall", "cpu"}
+        As in `measure`.
+    report : callable, optional
+        Called with each row as soon as it is measured.
+
+    Returns
+    -------
+    list of dict
+        One row per (method, n): ``method``, ``n``; ``mirrored`` and ``general`` (seconds of
+        the 9 (level, side) intervals, counts ``0..n``; the same with one count of ``n + 1``
+        appended) and ``ratio``, ``general / mirrored``.
+    """
+    if repeat < 1 or any(n < 1 for n in sizes) or not set(methods) <= set(REFLECTED):
+        raise ValueError(f"`repeat` and every size must be at least 1 and `methods` among "
+                         f"{REFLECTED}; got {repeat}, {list(sizes)} and {list(methods)}.")
+    if clock not in CLOCKS:
+        raise ValueError(f"`clock` must be one of {', '.join(map(repr, CLOCKS))}; got {clock!r}.")
+    timer = CLOCKS[clock]
+    rows = []
+    for method in methods:
+        for n in sizes:
+            x = np.arange(n + 1)
+            seconds = _best_times({
+                "mirrored": _all_pairs(method, x, n),
+                "general": _all_pairs(method, np.append(x, 0), np.append(np.full(n + 1, n),
+                                                                         n + 1))},
+                repeat, timer)
+            row = {"method": method, "n": n, **seconds,
+                   "ratio": seconds["general"] / seconds["mirrored"]}
+            rows.append(row)
+            if report is not None:
+                report(row)
+    return rows
+
+
 def machine() -> str:
     """The processor, CPU count and library versions, in one line."""
     _, sm_version = _statsmodels()
@@ -217,7 +282,17 @@ def main() -> None:
                         help="a method to time (repeatable); all by default")
     parser.add_argument("--markdown", type=Path, metavar="FILE",
                         help="also write the table as Markdown to FILE")
+    parser.add_argument("--enumeration", type=int, nargs="+", metavar="N",
+                        help="instead: time the intervals of the enumerations x = 0..N")
     args = parser.parse_args()
+    if args.enumeration:
+        print(f"# the 9 (level, side) intervals of x = 0..n, best of {args.repeat} "
+              f"({args.clock} clock); {machine()}")
+        print(f"{'method':<16}{'n':>6}{'mirrored s':>12}{'general s':>12}{'ratio':>8}")
+        enumeration(args.enumeration, args.repeat, clock=args.clock, report=lambda row: print(
+            f"{row['method']:<16}{row['n']:>6}{row['mirrored']:>12.5f}{row['general']:>12.5f}"
+            f"{row['ratio']:>8.2f}", flush=True))
+        return
 
     print(f"# proportion_ci throughput, {args.pairs:,} pairs, n ~ U{{1..{N_MAX}}}, best of "
           f"{args.repeat} ({args.clock} clock); {machine()}")

@@ -402,7 +402,7 @@ def _beta_posterior_draws(est: F1Estimate, rng: np.random.Generator, draws: int)
         n1, n0 = est.tp + est.fp, est.fn + est.tn
         r1 = ratio(est.tp + rng.binomial(big1 - n1, r1), big1.astype(np.float64))
         r0 = ratio(est.fn + rng.binomial(big0 - n0, r0), big0.astype(np.float64))
-    return f1_from_segments(est.retrieved_share, r1, r0)
+    return _f1_of_segment_draws(est.retrieved_share, r1, r0)
 
 
 def _bootstrap_draws(est: F1Estimate, rng: np.random.Generator, draws: int) -> Array:
@@ -423,14 +423,66 @@ def _bootstrap_draws(est: F1Estimate, rng: np.random.Generator, draws: int) -> A
         rest = n - est.tp
         share = np.where(rest > 0, ratio(errors.astype(np.float64), rest.astype(np.float64)), 0)
         e = rng.binomial(n - tp, share, size=shape)
-        return ratio(2.0 * tp, 2.0 * tp + e)
+        twice = tp.astype(np.float64)
+        twice *= 2.0
+        return _ratio_into(_draws_array(shape), twice, twice + e)
     q, r1, r0 = est._segments()
     n1, n0 = est.tp + est.fp, est.fn + est.tn
     tp = rng.binomial(n1, np.nan_to_num(r1), size=shape)
     fn = rng.binomial(n0, np.nan_to_num(r0), size=shape)
-    r1_star = np.where(q == 0.0, 0.0, ratio(tp.astype(np.float64), n1.astype(np.float64)))
-    r0_star = np.where(q == 1.0, 0.0, ratio(fn.astype(np.float64), n0.astype(np.float64)))
-    return f1_from_segments(q, r1_star, r0_star)
+    return _f1_of_segment_draws(q, _drawn_shares(tp, n1, q == 0.0), _drawn_shares(fn, n0, q == 1.0))
+
+
+def _draws_array(shape: tuple[int, ...]) -> Array:
+    """An empty float64 array of ``shape = (draws, *counts' shape)``, the draws axis contiguous.
+
+    Each interval's draws then lie together in memory, where `_percentile_bounds` sorts them.
+    """
+    return np.moveaxis(np.empty((*shape[1:], shape[0])), -1, 0)
+
+
+def _ratio_into(out: Array, numerator: Array, denominator: Array) -> Array:
+    """`estimators._numeric.ratio` written into ``out``: the same bits, nan where it has nan.
+
+    Every element is divided, then set to ``np.nan`` where the denominator is 0 (the
+    quotient there, 0 / 0 or x / 0, would not be the same nan), which spares `ratio`'s
+    nan-filled array and masked division over the draws.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(numerator, denominator, out=out)
+    zero = denominator == 0.0
+    if zero.any():
+        np.copyto(out, np.nan, where=zero)
+    return out
+
+
+def _drawn_shares(count: IntArray, trials: IntArray, absent: NDArray[np.bool_]) -> Array:
+    """``np.where(absent, 0, ratio(count, trials))`` over bootstrap draws ``count``.
+
+    A segment's drawn proportion, nan without a sample (no trials, so the count is 0) and 0
+    where the segment has no population share (it does not enter F1), in one new array.
+    """
+    share = count.astype(np.float64)
+    _ratio_into(share, share, trials.astype(np.float64))
+    if absent.any():
+        np.copyto(share, 0.0, where=absent)
+    return share
+
+
+def _f1_of_segment_draws(q: Array, r1: Array, r0: Array) -> Array:
+    """`f1_from_segments` of draws of ``R1`` and ``R0``, bit for bit, in place.
+
+    ``F = 2 q R1 / (q R1 + q + (1 - q) R0)`` (Bagdouri et al. 2013, Appendix A) with the same
+    operations in the same order, written over ``r1`` and ``r0`` (float64 arrays of the draws'
+    full shape ``(draws, *shape)``, in [0, 1] or nan; both overwritten) instead of into new
+    arrays; the result has its draws axis contiguous (`_draws_array`).
+    """
+    denominator = q * r1
+    denominator += q
+    r0 *= 1.0 - q
+    denominator += r0
+    r1 *= 2.0 * q
+    return _ratio_into(_draws_array(r1.shape), r1, denominator)
 
 
 def _f1_of_jaccard(j: Array) -> Array:

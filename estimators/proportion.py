@@ -373,6 +373,18 @@ def _hypergeometric_bounds(x: IntArray, n: IntArray, size: IntArray, tail: float
     return low / whole, high / whole
 
 
+def _mirrored(x: IntArray, n: IntArray) -> bool:
+    """Whether the failure counts ``n - x`` are the counts ``x`` reversed.
+
+    True for one ``n`` and counts symmetric about ``n / 2`` along one axis, such as every
+    count ``x = 0..n`` (an exact enumeration); then ``lower(n - x, n)`` is ``lower(x, n)``
+    reversed. Two passes over the counts, against a kernel of special functions per count.
+    """
+    if x.ndim != 1 or x.size == 0 or n[0] != n[-1]:
+        return False
+    return bool((n == n[0]).all() and np.array_equal(x[::-1], n[0] - x))
+
+
 def _lower_end(method: str, x: IntArray, n: IntArray, tail: float) -> Array:
     """Lower bounds of a `_LOWER_BOUNDS` method, clipped at 0 and exactly 0 at x = 0."""
     low = _LOWER_BOUNDS[method](x, n, tail)
@@ -387,9 +399,11 @@ def _bounds(method: str, x: IntArray, n: IntArray, tail: float, alternative: str
 
     The end a one-sided ``alternative`` leaves out is 0 (``"less"``) or 1 (``"greater"``).
     ``"greater"`` does not run a lower-bound kernel (betaincinv, root finding) for the upper
-    end. ``"less"`` runs both: where the two formulas cross (near a one-sided level of 1/2, or
-    at n in the billions, where betaincinv loses accuracy) the guard below makes the upper
-    bound the larger one.
+    end. ``"less"`` computes both: where the two formulas cross (near a one-sided level of
+    1/2, or at n in the billions, where betaincinv loses accuracy) the guard below makes the
+    upper bound the larger one. A lower-bound kernel runs once for both ends when the failure
+    counts are the counts reversed (`_mirrored`, e.g. ``x = 0..n``), twice otherwise; the
+    bounds are the same bits either way.
     """
     if method in _SYMMETRIC:
         # both ends share their centre and half-width, so both are computed
@@ -404,7 +418,9 @@ def _bounds(method: str, x: IntArray, n: IntArray, tail: float, alternative: str
         low = _lower_end(method, x, n, tail)
         if alternative == "greater":
             return low, np.ones(x.shape)
-        high = _lower_end(method, n - x, n, tail)
+        # the upper bound is the lower bound of the failures n - x, reflected; where those are
+        # the counts reversed, so are the kernel's values (it is elementwise): no second run
+        high = low[::-1].copy() if _mirrored(x, n) else _lower_end(method, n - x, n, tail)
         np.subtract(1.0, high, out=high)  # the reflection: 1 is exact at x = n
     # the two bounds come from separate formulas: as the level nears 0 the interval shrinks to
     # a point, where they can cross by a rounding

@@ -79,14 +79,18 @@ Cost
     judging and report read back from the store (`evalcert study report`) take 48 s at a
     peak of 0.8 GB. Judging and reporting read the groups' arrays from the store a part of
     the grid at a time, and build tidy rows only for the cells, methods and measures each
-    claim, table and figure reads (`StudyResult.frames`, ``where``). Of the computing (about
-    100 s on one core when measured on 2026-11-26), the intervals themselves take about 60 s
-    (ours about 40 s, half of it the mid-p root search; statsmodels' about 24 s, mostly its
-    beta quantiles), the probability matrices, cumulative sums, coverage runs and expected
-    widths about 25 s. It runs ours and statsmodels' intervals (``Grid.methods``); scipy's
-    are audited on the quick grid only: its interval is a scalar root search per
-    count (1.7 ms per exact interval at n = 500), which would make the full grid about 3
-    core-hours.
+    claim, table and figure reads (`StudyResult.frames`, ``where``). The groups' computing
+    (their CPU seconds on one core, summed over the 1 000 groups from timed groups, measured
+    on 2026-11-28 with the machine shared: 160-190 s) splits into ours' intervals, about 32 s
+    (wilson-cc, Clopper-Pearson, Jeffreys and mid-p run their lower-bound kernel once for
+    both ends, their failure counts ``n - x`` being the counts reversed; once per end, they
+    would take 48 s; mid-p's root search is half of it); statsmodels' intervals, about 29 s
+    (mostly its beta quantiles); the coverage runs and expected widths of the 12 methods at
+    each level and side, about 40 s (5/12 of it statsmodels'); the probability matrices and
+    cumulative sums, about 12 s; and the engine's handling of each group, method, level and
+    side. It runs ours and statsmodels' intervals (``Grid.methods``); scipy's are audited on
+    the quick grid only: its interval is a scalar root search per count (1.7 ms per exact
+    interval at n = 500), which would make the full grid about 3 core-hours.
 
 References
 ----------
