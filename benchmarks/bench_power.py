@@ -2,13 +2,16 @@
 
 Measures, in one run: posterior draws per second of the vectorized `theta_star`, beside two
 straightforward per-draw Python-loop references (one calling `scipy.stats` per draw, one with
-scalar numpy draws), which must give the same answer within Monte Carlo error; and the wall
+scalar numpy draws), which must give the same answer within Monte Carlo error; the wall
 time of the simulated plan, `certification_sample_size((60, 20, 25, 395), 0.6)` with 1,000
 and 10,000 draws, beside a straightforward vectorized plain-numpy reference of Algorithm 2
 (`reference_plan`) timed on the same seeds in the same run, whose plans must agree with
-ours within Monte Carlo error (the two use different random streams).
+ours within Monte Carlo error (the two use different random streams); and the batched
+planner `plan_sizes` on many labelled samples beside `certification_sample_size` called once
+per sample, whose sizes it must give exactly.
 
-Run: ``python benchmarks/bench_power.py [--draws N] [--loop-draws M] [--plans K]``.
+Run: ``python benchmarks/bench_power.py [--draws N] [--loop-draws M] [--plans K]
+[--samples S]``.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from estimators import certification_sample_size, theta_star
+from estimators import certification_sample_size, plan_sizes, theta_star
 
 CONFUSION = (60, 20, 25, 395)
 TEST_SIZE = 2000
@@ -184,6 +187,32 @@ def compare_plans(draws: int, seeds: range) -> None:
           f"{difference_in_se(sizes_ours, sizes_reference):+.2f} | {agree} of {runs} |")
 
 
+def compare_batched(samples: int, interval: str, capped: bool) -> None:
+    """`plan_sizes` on ``samples`` labelled samples beside a loop of
+    `certification_sample_size`, one call per sample, on the same seeds; one table row.
+
+    The samples (500 documents each, of the population of `CONFUSION`'s proportions) sit
+    around the target: some are not attempted, some are unreachable. ``capped``: every other
+    sample's search is capped at 256 documents (as a budget caps it). CPU seconds.
+    """
+    gen = np.random.default_rng(samples)
+    counts = gen.multinomial(500, np.array(CONFUSION) / sum(CONFUSION), size=samples)
+    seeds = gen.integers(2**63, size=samples, dtype=np.int64)
+    caps = np.where(np.arange(samples) % 2 == 1, 256, 10_000_000) if capped else \
+        np.full(samples, 10_000_000)
+    found, batched = timed(plan_sizes, counts, PLAN_TARGET, seeds=seeds, interval=interval,
+                           max_test_size=caps, clock=time.process_time)
+    plans, looped = timed(lambda: [
+        certification_sample_size(row.tolist(), PLAN_TARGET, interval=interval, rng=int(seed),
+                                  max_test_size=int(cap), method="monte-carlo").test_size
+        for row, seed, cap in zip(counts, seeds, caps, strict=True)], clock=time.process_time)
+    expected = np.array([math.nan if size is None else size for size in plans])
+    same = np.array_equal(found.test_size, expected, equal_nan=True)
+    print(f"| {interval} | {samples} | {'every other at 256' if capped else 'none'} | "
+          f"{int(found.planned.sum())} | {looped:.2f} | {batched:.2f} | {looped / batched:.2f} | "
+          f"{'yes' if same else 'NO'} |")
+
+
 def difference_in_se(ours: list[int], theirs: list[int]) -> float:
     """Difference of the mean planned sizes over its standard error (independent streams)."""
     se = math.sqrt(np.var(ours, ddof=1) / len(ours) + np.var(theirs, ddof=1) / len(theirs))
@@ -196,6 +225,8 @@ def main() -> None:
     parser.add_argument("--loop-draws", type=int, default=20_000)
     parser.add_argument("--plans", type=int, default=10,
                         help="seeds per draws setting in the plan comparison")
+    parser.add_argument("--samples", type=int, default=200,
+                        help="labelled samples in the batched planner's comparison")
     args = parser.parse_args()
 
     print(f"# theta_star for {CONFUSION}, test size {TEST_SIZE}, power 0.93, 95% LOSCI (delta)")
@@ -234,6 +265,16 @@ def main() -> None:
     reference_plan(CONFUSION, PLAN_TARGET, draws=1_000, seed=0)
     for draws, runs in ((1_000, 4 * args.plans), (10_000, args.plans)):
         compare_plans(draws, range(runs))
+
+    print(f"\n# plan_sizes on labelled samples of {CONFUSION}'s proportions (500 documents "
+          f"each), target {PLAN_TARGET}, 1,000 draws, beside certification_sample_size once "
+          "per sample on the same seeds; CPU seconds; ratio = loop / batched; same = identical "
+          "sizes, sample by sample")
+    print("| interval | samples | cap | planned | loop (s) | batched (s) | ratio | same |")
+    print("|---|---:|---|---:|---:|---:|---:|---|")
+    for interval in ("delta", "jaccard-clopper-pearson"):
+        for capped in (False, True):
+            compare_batched(args.samples, interval, capped)
 
 
 if __name__ == "__main__":

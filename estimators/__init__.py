@@ -3,6 +3,7 @@
 Pure functions and small frozen result objects; no I/O, no study machinery.
 """
 
+from estimators._batched_plan import PlannedSizes, SimulatedTestSets, plan_sizes
 from estimators.certification import (
     CERTIFICATION_DESIGNS,
     CERTIFICATION_MEASURES,
@@ -85,9 +86,11 @@ __all__ = [
     "GainTable",
     "Interval",
     "MembershipStrata",
+    "PlannedSizes",
     "PooledEstimate",
     "PowerCurve",
     "ProportionEstimate",
+    "SimulatedTestSets",
     "StratifiedEstimate",
     "StratifiedProportion",
     "UtilityEstimate",
@@ -102,6 +105,7 @@ __all__ = [
     "f1_estimate",
     "gain_table",
     "optimal_threshold",
+    "plan_sizes",
     "pooled_estimate",
     "proportion_ci",
     "recall_ci",

@@ -96,6 +96,8 @@ class ConfusionPosterior:
 
     def __post_init__(self) -> None:
         for name in ("tp", "fp", "fn", "tn"):
+            if _whole_count(getattr(self, name)):
+                continue
             if check.as_counts(getattr(self, name), name).ndim:
                 raise ValueError(f"`{name}` must be one count; "
                                  f"got {check.show(getattr(self, name))}.")
@@ -206,9 +208,15 @@ def _counts(confusion: Any) -> tuple[int, int, int, int]:
         if len(values) != 4:
             raise ValueError(f"`confusion` must hold 4 counts (tp, fp, fn, tn); "
                              f"got {check.show(confusion)}.")
-    counts = tuple(int(check.as_counts(v, f"confusion.{name}"))
+    counts = tuple(v if _whole_count(v) else int(check.as_counts(v, f"confusion.{name}"))
                    for v, name in zip(values, ("tp", "fp", "fn", "tn"), strict=True))
     return counts  # type: ignore[return-value]
+
+
+def _whole_count(value: Any) -> bool:
+    """Whether ``value`` is a Python int that `check.as_counts` accepts as one count: told
+    without numpy (a planner makes a posterior per labelled sample, thousands in a study)."""
+    return type(value) is int and 0 <= value <= check.MAX_COUNT
 
 
 def confusion_posterior(confusion: Any, *, retrieved_share: float | None = None,
@@ -365,17 +373,58 @@ class _ThetaStarCurve:
     def draws(self) -> int:
         return int(self.r1.size)
 
-    def lower_bounds(self, test_size: int) -> Array:
-        """LOSCI lower bounds on F1 from one simulated test set of ``test_size`` per draw.
+    def test_sets(self, test_size: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """``(tp, e)`` of one simulated test set of ``test_size`` per draw.
 
         Only ``tp`` and ``e = fp + fn`` matter for F1 and its SRS delta variance, so the
         multinomial sample is drawn as two conditional binomials:
-        ``tp ~ Bin(s, p_tp)`` and ``e | tp ~ Bin(s - tp, (p_fp + p_fn) / (1 - p_tp))``.
-        A test set with undefined F1 (``tp = e = 0``) cannot certify: its bound is 0.
+        ``tp ~ Bin(s, p_tp)`` and ``e | tp ~ Bin(s - tp, (p_fp + p_fn) / (1 - p_tp))``, from
+        the sampling generator restarted at its saved state (common random numbers):
+        `restart`, `true_positives` of every draw, then `errors` of every draw.
         """
+        self.restart()
+        tp = self.true_positives(test_size, 0, self.draws)
+        return tp, self.errors(test_size, tp, 0, self.draws)
+
+    def restart(self) -> None:
+        """Restart the sampling generator at its saved state."""
         self._bit_generator.state = self._start
-        tp = self._generator.binomial(test_size, self._p_tp)
-        e = self._generator.binomial(test_size - tp, self._error_share)
+
+    @property
+    def stream_state(self) -> Any:
+        """The sampling generator's state now (the PCG64 state), for `resume`."""
+        return self._bit_generator.state
+
+    def resume(self, state: Any) -> None:
+        """Set the sampling generator to a state `stream_state` gave (of this curve's stream,
+        or of the same stream of another curve with the same draws)."""
+        self._bit_generator.state = state
+
+    def true_positives(self, test_size: int, start: int, stop: int) -> NDArray[np.int64]:
+        """``tp`` of draws ``start`` to ``stop`` of the test sets of ``test_size``.
+
+        The sampling stream goes on from where the last call left it: called right after
+        `restart` for consecutive ranges from 0 to the draws, then `errors` likewise, the
+        counts are those of `test_sets` (a binomial array draws its elements in order, one
+        after another).
+        """
+        tp: NDArray[np.int64] = self._generator.binomial(test_size, self._p_tp[start:stop])
+        return tp
+
+    def errors(self, test_size: int, tp: NDArray[np.int64], start: int, stop: int
+               ) -> NDArray[np.int64]:
+        """``e | tp`` of draws ``start`` to ``stop`` (``tp``: their true positives), the stream
+        going on as in `true_positives`."""
+        e: NDArray[np.int64] = self._generator.binomial(test_size - tp,
+                                                        self._error_share[start:stop])
+        return e
+
+    def lower_bounds(self, test_size: int) -> Array:
+        """LOSCI lower bounds on F1 from one simulated test set of ``test_size`` per draw
+        (`test_sets`). A test set with undefined F1 (``tp = e = 0``) cannot certify: its
+        bound is 0.
+        """
+        tp, e = self.test_sets(test_size)
         if self.method in _SHARED_BOUNDS and test_size < _PAIR_BASE // 2:
             bounds = self._pair_bounds(tp, e)
         else:

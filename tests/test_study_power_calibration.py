@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from estimators import certification_sample_size, f1_ci
+from estimators import SimulatedTestSets, certification_sample_size, f1_ci
 from studies.engine import (
     FAILS,
     HOLDS,
@@ -124,17 +124,17 @@ def test_plans_are_the_planners_sample_by_sample(posterior):
         cells, theta = pc.population(prevalence, f1), f * f1
         counts = gen.multinomial(r, cells, size=12)
         seeds = gen.integers(2**63, size=12, dtype=np.int64)
-        drawn = {}
+        kept = SimulatedTestSets()
         for interval in pc.INTERVALS:
             found = pc._plan_sizes(counts, seeds, theta, interval=interval, posterior=posterior,
-                                   confidence_level=0.95, power=0.93, draws=200, drawn=drawn)
+                                   confidence_level=0.95, power=0.93, draws=200, test_sets=kept)
             planner = [certification_sample_size(
                 row.tolist(), theta, confidence_level=0.95, power=0.93, draws=200,
                 interval=interval, posterior=posterior, rng=int(seed), method="monte-carlo"
             ).test_size for row, seed in zip(counts, seeds, strict=True)]
             expected = np.array([math.nan if s is None else s for s in planner])
             np.testing.assert_array_equal(found, expected, err_msg=f"{interval} {theta}")
-        assert drawn  # the second interval's searches read the first one's test sets
+        assert len(kept)  # the second interval's searches read the first one's test sets
 
 
 def test_sample_sources_shift_the_samples_f1_as_declared():

@@ -153,12 +153,25 @@ def _fake_plan(counts, theta, *, max_test_size, rng, **_):
     return SimpleNamespace(test_size=size if size <= max_test_size else None)
 
 
+def _batched(plan):
+    """A stand-in for `estimators.plan_sizes` that plans each row with ``plan``, a stand-in
+    for `certification_sample_size` (its ``test_size``, None: no plan)."""
+    def plan_sizes(confusions, theta, *, seeds, max_test_size, **options):
+        caps = np.broadcast_to(max_test_size, len(seeds))
+        found = [plan(row.tolist(), theta, max_test_size=int(cap), rng=int(seed),
+                      **options).test_size
+                 for row, seed, cap in zip(confusions, seeds, caps, strict=True)]
+        return SimpleNamespace(test_size=np.array([math.nan if s is None else s for s in found],
+                                                  dtype=float))
+    return plan_sizes
+
+
 def test_steps_no_policy_can_stop_at_are_left_unplanned_and_change_no_policy(monkeypatch):
     # Planning every step above theta (the reference) and planning only the steps a policy may
     # still stop at give every policy the same stop, certification and saving on every run.
     calls = []
-    monkeypatch.setattr(sp, "certification_sample_size",
-                        lambda *a, **k: calls.append(k["rng"]) or _fake_plan(*a, **k))
+    monkeypatch.setattr(sp, "plan_sizes", _batched(
+        lambda *a, **k: calls.append(k["rng"]) or _fake_plan(*a, **k)))
     runs = sp.simulate_runs(*sp.topic(14), 40, rng=4)
     theta = sp.threshold({"topic": 14}) + 0.04  # some runs never open
     gen = np.random.default_rng(9)
@@ -208,7 +221,7 @@ def test_after_the_last_wait_only_steps_that_can_lower_an_oracles_cost_are_plann
         found = sizes[step]
         return SimpleNamespace(test_size=found if found and found <= max_test_size else None)
 
-    monkeypatch.setattr(sp, "certification_sample_size", plan)
+    monkeypatch.setattr(sp, "plan_sizes", _batched(plan))
     monkeypatch.setattr(sp, "_LAST_WAIT", 1)
     perfect, useless = [0.5, 0.0, 0.0, 0.5], [0.0, 0.5, 0.5, 0.0]  # F1 1 and 0: pass, fail
     cells = np.array([[perfect, useless, perfect, perfect, perfect, perfect],

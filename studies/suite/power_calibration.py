@@ -31,8 +31,9 @@ Data-generating mechanisms
        draws=1000, interval=..., posterior=..., method="monte-carlo")`` (the paper's simulated
        Algorithms 1-2 under either posterior); not attempted when unreachable (``theta`` at
        or above the posterior limit of theta_star). The planner's searches of a cell's
-       replicates run side by side (`_plan_sizes`: the same posterior draws, simulated test
-       sets and search, hence the same sizes, which the tests check against the planner);
+       replicates run side by side (`estimators.plan_sizes`: the same posterior draws,
+       simulated test sets and search, hence the same sizes, which the tests check against
+       the planner);
     4. ``C ~ Multinomial(s, p)``; the replicate passes when the same interval's LOSCI lower
        bound on ``C`` exceeds ``theta``.
 
@@ -95,14 +96,14 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-import estimators
 from estimators import (
     LOSCI_METHODS,
     POSTERIORS,
+    SimulatedTestSets,
     certification_sample_size,
-    confusion_posterior,
     f1_ci,
     f1_estimate,
+    plan_sizes,
 )
 from studies.engine import StudyResult, mean_over_cells
 from studies.engine.claims import Claim
@@ -183,136 +184,26 @@ class _Outcome:
     passed: Array
 
 
-# `certification_sample_size`'s cap on the search (its default).
-_MAX_TEST_SIZE = 10_000_000
-
-
-# Simulated test sets ``(tp, e)`` by ``((planner seed, sample, posterior), size)``.
-_Drawn = dict[tuple[Any, int], tuple[NDArray[np.int32], NDArray[np.int32]]]
-
-
 def _plan_sizes(counts: IntArray, seeds: IntArray, theta: float, *, interval: str,
                 posterior: str, confidence_level: float, power: float, draws: int,
-                drawn: _Drawn | None = None) -> Array:
+                test_sets: SimulatedTestSets | None = None) -> Array:
     """Algorithm 2's planned test size of each sample (nan: not attempted), all at once.
 
-    The plan of ``certification_sample_size(M, theta, ..., rng=seed, method="monte-carlo")``
-    (Bagdouri et al. 2013, section 4.1, Algorithms 1-2), built from the same posterior
-    draws and test-set streams (`estimators.theta_star`'s seeding: the planner seed's first
-    spawned child splits into the posterior, the test sets and the retrieved share), so the
-    sizes are the same (the tests check it sample by sample): no plan when the sample's F1
-    is not above ``theta`` or ``theta`` is at or above the limit of theta_star (the
-    ``1 - power`` order statistic of the posterior's population F1); else the least size
-    whose theta_star (the same order statistic of the simulated LOSCI lower bounds) clears
-    ``theta``, found by doubling from 1 and then bisection. The searches of all the samples
-    run in step, each step simulating every open search's next size in one array; the
-    planner's Monte Carlo interval of the size, which the study does not use, is not
-    computed. ``drawn``: simulated test sets kept for the other interval's plans of the same
-    samples and posterior, whose searches visit many of the same sizes (the planner's test
-    sets do not depend on the interval).
+    `estimators.plan_sizes` (Bagdouri et al. 2013, sections 4.1-4.2, Algorithms 1-2): the
+    size ``certification_sample_size(M, theta, ..., rng=seed, method="monte-carlo")`` plans,
+    sample by sample, with the searches of all the samples run side by side. ``test_sets``:
+    simulated test sets kept for the other interval's plans of the same samples and posterior,
+    whose searches visit many of the same sizes.
     """
-    rank = max(1, math.ceil((1.0 - power) * draws - 1e-9))
-    size = np.full(len(counts), math.nan)
-    tp, fp, fn = (counts[:, k].astype(np.float64) for k in range(3))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed = 2.0 * tp / (2.0 * tp + fp + fn)
-    rows, chances, streams, keys = [], [], [], []
-    for i in np.flatnonzero(observed > theta):
-        posterior_seed, sampling_seed, share_seed = np.random.SeedSequence(
-            int(seeds[i]), spawn_key=(0,)).spawn(3)
-        model = confusion_posterior(counts[i].tolist(), posterior=posterior)
-        r1, r0 = model.draw(draws, rng=posterior_seed)
-        q = model.draw_share(draws, rng=share_seed)
-        limit = np.partition(np.nan_to_num(model.f1(r1, r0, q), nan=0.0), rank - 1)[rank - 1]
-        if theta >= limit:
-            continue
-        p_tp = q * r1
-        rest = 1.0 - p_tp
-        errors = q * (1.0 - r1) + (1.0 - q) * r0
-        share = np.divide(errors, rest, out=np.zeros_like(rest), where=rest > 0)
-        rows.append(i)
-        chances.append((p_tp, np.minimum(share, 1.0)))
-        streams.append(sampling_seed)
-        keys.append((int(seeds[i]), tuple(counts[i].tolist()), posterior))
-    if not rows:
-        return size
-    p_tps = np.array([c[0] for c in chances])
-    shares = np.array([c[1] for c in chances])
-    # the search of each sample: doubling ``upper`` until it reaches, then [low, high]
-    upper = np.ones(len(rows), dtype=np.int64)
-    low = np.zeros(len(rows), dtype=np.int64)
-    high = np.zeros(len(rows), dtype=np.int64)
-    doubling = np.ones(len(rows), dtype=bool)
-    found = np.full(len(rows), -1, dtype=np.int64)  # -1: searching; 0: no size reaches
-    while (open_ := np.flatnonzero(found < 0)).size:
-        ask = np.where(doubling[open_], upper[open_], (low[open_] + high[open_]) // 2)
-        reaches = _theta_star(p_tps[open_], shares[open_], [streams[j] for j in open_],
-                              [keys[j] for j in open_], ask, rank, interval, confidence_level,
-                              {} if drawn is None else drawn) >= theta
-        bracketed = doubling[open_] & reaches  # the bisection starts in [upper / 2, upper]
-        short = doubling[open_] & ~reaches
-        halving = ~doubling[open_]
-        at = open_[bracketed]
-        doubling[at], low[at], high[at] = False, ask[bracketed] // 2 + 1, ask[bracketed]
-        found[open_[short & (ask >= _MAX_TEST_SIZE)]] = 0
-        grow = short & (ask < _MAX_TEST_SIZE)
-        upper[open_[grow]] = np.minimum(2 * ask[grow], _MAX_TEST_SIZE)
-        high[open_[halving & reaches]] = ask[halving & reaches]
-        low[open_[halving & ~reaches]] = ask[halving & ~reaches] + 1
-        done = open_[~doubling[open_] & (low[open_] >= high[open_])]
-        found[done] = high[done]
-    planned = found > 0
-    size[np.asarray(rows)[planned]] = found[planned]
-    return size
-
-
-def _theta_star(p_tp: Array, share: Array, streams: Sequence[np.random.SeedSequence],
-                keys: Sequence[Any], sizes: IntArray, rank: int, interval: str,
-                confidence_level: float, drawn: _Drawn) -> Array:
-    """Algorithm 1 (Bagdouri et al. 2013, section 4.1) for several samples, each at its size.
-
-    Row ``j`` is one sample's posterior draws: ``p_tp`` and the error share ``(p_fp + p_fn)
-    / (1 - p_tp)``. Each draw's test set of ``sizes[j]`` documents is ``tp ~ Bin(s, p_tp)``,
-    ``e | tp ~ Bin(s - tp, share)`` from a generator made afresh from the sample's stream (the
-    planner's common random numbers across sizes), or from ``drawn`` under the row's key
-    and size, where it is kept; theta_star is the ``rank``-th smallest LOSCI lower bound (an
-    undefined bound counts as 0). The Jaccard bounds depend on ``tp`` and ``e`` only (the
-    ratio ``tp / (tp + e)``, `estimators.f1_ci`), so each distinct pair is bounded once.
-    """
-    tp = np.empty(p_tp.shape, dtype=np.int64)
-    e = np.empty(p_tp.shape, dtype=np.int64)
-    for j, (stream, key, s) in enumerate(zip(streams, keys, sizes.tolist(), strict=True)):
-        if (key, s) in drawn:
-            tp[j], e[j] = drawn[key, s]
-            continue
-        gen = np.random.default_rng(stream)
-        tp[j] = gen.binomial(s, p_tp[j])
-        e[j] = gen.binomial(s - tp[j], share[j])
-        drawn[key, s] = tp[j].astype(np.int32), e[j].astype(np.int32)
-    tests = [tp.ravel(), e.ravel(), (sizes[:, None] - tp - e).ravel()]
-    back = None
-    if interval != "delta":  # a quantile per bound, where the delta bound is arithmetic
-        # (tp, e) as one integer (both below 2**31: sizes are at most `_MAX_TEST_SIZE`)
-        _, first, back = np.unique(tests[0] * 2**31 + tests[1], return_index=True,
-                                   return_inverse=True)
-        tests = [counts[first] for counts in tests]
-    low = _losci(*tests, method=interval, confidence_level=confidence_level,
-                 alternative="greater").low
-    bounds = np.nan_to_num(np.asarray(low, dtype=np.float64), nan=0.0)
-    if back is not None:
-        bounds = bounds[np.ravel(back)]
-    theta_star: Array = np.partition(bounds.reshape(p_tp.shape), rank - 1, axis=1)[:, rank - 1]
-    return theta_star
-
-
-def _losci(tp: IntArray, e: IntArray, tn: IntArray, **options: Any) -> Any:
-    """`estimators.f1_ci` of test sets ``(tp, e, 0, tn)``: the planner's simulated bounds."""
-    return estimators.f1_ci(tp, e, 0, tn, **options)
+    found = plan_sizes(counts, theta, seeds=seeds, interval=interval, posterior=posterior,
+                       confidence_level=confidence_level, power=power, draws=draws,
+                       test_sets=test_sets)
+    return np.array(found.test_size)  # writable, as the methods' estimates are
 
 
 def _certify(counts: IntArray, seeds: IntArray, cells: Array, theta: float, *, interval: str,
              posterior: str, confidence_level: float, power: float, draws: int,
-             drawn: _Drawn | None = None) -> _Outcome:
+             test_sets: SimulatedTestSets | None = None) -> _Outcome:
     """Algorithm 2 on each sample (`_plan_sizes`), then one certification test set per attempt.
 
     The planner seed of a replicate is ``seeds[:, 0]``. Each attempt's test set comes from its
@@ -321,7 +212,7 @@ def _certify(counts: IntArray, seeds: IntArray, cells: Array, theta: float, *, i
     """
     size = _plan_sizes(counts, seeds[:, 0], theta, interval=interval, posterior=posterior,
                        confidence_level=confidence_level, power=power, draws=draws,
-                       drawn=drawn)
+                       test_sets=test_sets)
     passed = np.full(len(counts), math.nan)
     attempted = np.flatnonzero(~np.isnan(size))
     if attempted.size:
@@ -336,7 +227,7 @@ def _certify(counts: IntArray, seeds: IntArray, cells: Array, theta: float, *, i
 
 _PLANNED: dict[tuple[Any, ...], _Outcome] = {}
 # The simulated test sets of the cell being run, for its other methods' plans.
-_DRAWN: dict[tuple[Any, ...], _Drawn] = {}
+_KEPT: dict[tuple[Any, ...], SimulatedTestSets] = {}
 
 
 def _planned(method: str, data: tuple[IntArray, IntArray], params: Params) -> _Outcome:
@@ -349,14 +240,14 @@ def _planned(method: str, data: tuple[IntArray, IntArray], params: Params) -> _O
     if key not in _PLANNED:
         if len(_PLANNED) >= 2 * len(PLANS):  # one cell's plans at a time
             _PLANNED.clear()
-        if cell not in _DRAWN:
-            _DRAWN.clear()
+        if cell not in _KEPT:
+            _KEPT.clear()
         interval, posterior = PLANS[method]
         _PLANNED[key] = _certify(counts, seeds,
                                  population(float(params["prevalence"]), float(params["f1"])),
                                  threshold(params), interval=interval, posterior=posterior,
                                  confidence_level=LEVEL, power=POWER, draws=DRAWS,
-                                 drawn=_DRAWN.setdefault(cell, {}))
+                                 test_sets=_KEPT.setdefault(cell, SimulatedTestSets()))
     return _PLANNED[key]
 
 
@@ -735,10 +626,11 @@ STUDY = Study(
     version="2",
     grids={
         "quick": Grid({"prevalence": [0.15, 0.474], "f1": [0.85], "f": [0.8], "r": [500, 1000],
-                       "source": ["unbiased"]}, n_replicates=300, methods=("delta",)),
+                       "source": ["unbiased"]}, n_replicates=300, methods=("delta",),
+                      task_seconds=3.5),
         "full": Grid({"prevalence": [0.031, 0.15, 0.474], "f1": [0.5, 0.85],
                       "f": [0.8, 0.85, 0.9, 0.95], "r": [200, 500, 1000, 2000],
-                      "source": list(SOURCES)}, n_replicates=200),
+                      "source": list(SOURCES)}, n_replicates=200, task_seconds=5.0),
     },
     truth=threshold,
     generate=generate,

@@ -100,7 +100,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from estimators import certification_sample_size, f1_ci
+from estimators import f1_ci, plan_sizes
 from studies.engine import StudyResult, mean_over_cells
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Params, Sample, Study
@@ -253,47 +253,80 @@ def _plan(runs: Runs, theta: float, seeds: IntArray, tests: IntArray, interval: 
     size where it matters. The size is nan where the step is not planned (cross-validated F1
     not above theta, or no policy can stop there) or no size fits the budget or the cap;
     ``passed`` is nan exactly where the size is.
+
+    The runs are planned side by side, in rounds (`_plan_steps`: each step's plan is its own,
+    from its own seed, whichever steps are planned with it). Before its last wait a run plans
+    as many next steps as it still needs within-budget plans, all of which the step-by-step
+    order would plan; after it, one step per round, as whether the next step is planned, and
+    its cap, depend on the certifications before it.
     """
     size = np.full(runs.cv.shape[:2], math.nan)
     passed = np.full(size.shape, math.nan)
     candidate = (runs.cv_f1 > theta) & (runs.steps < BUDGET)
     certify = functools.partial(_certify, runs=runs, tests=tests, size=size, passed=passed,
                                 theta=theta, interval=interval)
-
-    def planned(i: int, j: int, room: int) -> bool:
-        plan = certification_sample_size(
-            runs.cv[i, j].tolist(), theta, confidence_level=LEVEL, power=POWER, draws=DRAWS,
-            interval=interval, max_test_size=room, rng=int(seeds[i, j]))
-        if plan.test_size is not None:
-            size[i, j] = plan.test_size
-        return plan.test_size is not None
-
-    later: list[tuple[int, IntArray]] = []
-    for i in range(size.shape[0]):
-        steps = np.flatnonzero(candidate[i])
-        within = 0
-        for at, j in enumerate(steps):
-            within += planned(i, j, int(BUDGET - runs.steps[j]))
-            if within > _LAST_WAIT:
-                later.append((i, steps[at + 1:]))
-                break
+    plan = functools.partial(_plan_steps, runs=runs, theta=theta, seeds=seeds,
+                             interval=interval, size=size)
+    steps = [np.flatnonzero(candidate[i]) for i in range(size.shape[0])]
+    done = [0] * len(steps)  # steps planned so far, per run
+    within = [0] * len(steps)  # of them, planned within the budget
+    waiting = [i for i, found in enumerate(steps) if found.size]
+    later: list[int] = []
+    while waiting:
+        chunks = {i: steps[i][done[i]:done[i] + _LAST_WAIT + 1 - within[i]] for i in waiting}
+        at = np.array([(i, j) for i, chunk in chunks.items() for j in chunk.tolist()])
+        plan(at, BUDGET - runs.steps[at[:, 1]])
+        going = []
+        for i, chunk in chunks.items():
+            done[i] += chunk.size
+            within[i] += int(np.count_nonzero(~np.isnan(size[i, chunk])))
+            if within[i] > _LAST_WAIT:
+                later.append(i)
+            elif done[i] < steps[i].size:
+                going.append(i)
+        waiting = going
     # the steps of first and wait-w, certified together: the oracles' search needs their passes
     certify(np.argwhere(~np.isnan(size)))
-    for i, steps in later:
-        cost = runs.steps + size[i]
-        best = float(np.min(cost, where=passed[i] == 1.0, initial=math.inf))
-        for j in steps:
-            if runs.steps[j] + 1 >= best:
-                break
+    best = {i: float(np.min(runs.steps + size[i], where=passed[i] == 1.0, initial=math.inf))
+            for i in later}
+    while later:
+        rows, rooms = [], []
+        for i in later:
+            j = int(steps[i][done[i]]) if done[i] < steps[i].size else -1
+            if j < 0 or runs.steps[j] + 1 >= best[i]:
+                continue
             room = int(BUDGET - runs.steps[j])
-            if best < math.inf:  # only a size below best - r_j can lower an oracle's cost
-                room = min(room, _doubling_cap(int(best - runs.steps[j]) - 1))
-            if planned(i, j, room) and runs.steps[j] + size[i, j] < best:
-                certify(np.array([[i, j]]))  # it may lower the sighted oracle's cost
-                if passed[i, j] == 1.0:
-                    best = runs.steps[j] + size[i, j]
+            if best[i] < math.inf:  # only a size below best - r_j can lower an oracle's cost
+                room = min(room, _doubling_cap(int(best[i] - runs.steps[j]) - 1))
+            rows.append((i, j))
+            rooms.append(room)
+            done[i] += 1
+        if not rows:
+            break
+        at = np.array(rows)
+        plan(at, np.array(rooms))
+        i, j = at.T
+        lower = runs.steps[j] + size[i, j] < np.array([best[k] for k in i.tolist()])
+        certify(at[lower])  # they may lower the sighted oracle's cost
+        for k, step in at[lower & (passed[i, j] == 1.0)].tolist():
+            best[k] = float(runs.steps[step] + size[k, step])
+        later = [k for k, _ in rows]
     certify(np.argwhere(~np.isnan(size) & np.isnan(passed)))  # the rest, for the record
     return size, passed
+
+
+def _plan_steps(at: IntArray, rooms: IntArray, *, runs: Runs, theta: float, seeds: IntArray,
+                interval: str, size: Array) -> None:
+    """Algorithm 2 (section 4) at the steps ``at`` (rows ``(run, step)``), each with at most
+    its ``rooms`` documents, into ``size`` in place (nan: no plan).
+
+    `estimators.plan_sizes`: each step's plan is ``certification_sample_size(cv, theta,
+    max_test_size=room, rng=seed)``'s with the step's own seed, all searched side by side.
+    """
+    i, j = at.T
+    size[i, j] = plan_sizes(runs.cv[i, j], theta, seeds=seeds[i, j], interval=interval,
+                            confidence_level=LEVEL, power=POWER, draws=DRAWS,
+                            max_test_size=rooms).test_size
 
 
 def _doubling_cap(sizes: int) -> int:
@@ -858,9 +891,10 @@ STUDY = Study(
     ademp=__doc__,
     version="1",
     grids={
-        "quick": Grid({"topic": [14, 22], "interval": ["delta"]}, n_replicates=3),
+        "quick": Grid({"topic": [14, 22], "interval": ["delta"]}, n_replicates=3,
+                      task_seconds=3.0),
         "full": Grid({"topic": list(range(TOPICS)), "interval": list(INTERVALS)},
-                     n_replicates=20),
+                     n_replicates=20, task_seconds=20.0),
     },
     truth=threshold,
     generate=generate,
