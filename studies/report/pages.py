@@ -32,6 +32,7 @@ fields that change from one run to the next (start, end and wall time) are in re
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import hashlib
 import html
 import json
@@ -293,6 +294,8 @@ FOLDED_ROWS = 25
 
 _ENV = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
                    keep_trailing_newline=True)
+# compiled once per process: compiling a template costs as much as rendering a page
+_template = functools.cache(_ENV.from_string)
 
 
 def ademp_sections(docstring: str) -> list[tuple[str, str]]:
@@ -778,7 +781,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         ("ademp", "Design (ADEMP)", True), ("legend", "Legend", True),
         ("provenance", "Provenance", True)) if shown]
     tested = _tested(study, result, meta)
-    body = _ENV.from_string(_STUDY).render(
+    body = _template(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
         status=worst_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
         findings=[Markup(_inline(html.escape(x))) for x in sentences], shown=SHOWN_FINDINGS,
@@ -793,7 +796,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         failures=_html_table(failures) if not failures.empty else "",
         legend=list(LEGEND.items()), provenance=_provenance_html(prov),
         incomplete="" if prov["run"] == "complete" else prov["run"])
-    page = _ENV.from_string(_PAGE).render(title=f"{name}: evalcert study", style=_STYLE,
+    page = _template(_PAGE).render(title=f"{name}: evalcert study", style=_STYLE,
                                           body=Markup(body))
     _write(out / f"{name}.html", page, written)
     md = [f"# {name}", "", *([f"This run is {prov['run']}.", ""] if prov["run"] != "complete"
@@ -901,6 +904,24 @@ def _tidy_csv(results: Mapping[str, StudyResult], out: Path) -> tuple[list[str],
     return left_out, hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _page_task(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
+               meta: Mapping[str, Any], prov: Mapping[str, str], reproduce: str, out: Path,
+               run_dir: Path, summary_rows: Sequence[Mapping[str, Any]] | None,
+               drawn: Sequence[str] | None) -> tuple[dict[str, Any], dict[str, str]]:
+    """`_study_page` as a task of its own: its index row and the files it wrote."""
+    written: dict[str, str] = {}
+    row = _study_page(study, result, verdicts, meta, prov, reproduce, out, run_dir, written,
+                      summary_rows, drawn)
+    return row, written
+
+
+def _done(value: Any) -> cf.Future[Any]:
+    """``value`` as a finished future."""
+    future: cf.Future[Any] = cf.Future()
+    future.set_result(value)
+    return future
+
+
 def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
                  results: Mapping[str, StudyResult],
                  verdicts: Mapping[str, Sequence[Verdict]], *,
@@ -934,7 +955,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         Studies' figures drawn already (`study_figure`, in other processes while the run
         went on), in order; the others are drawn here.
     pool : concurrent.futures.Executor, optional
-        Local worker processes to write ``results.csv`` in while the pages are written here.
+        Local worker processes to write the study pages and ``results.csv`` in, side by side.
     """
     stored = run_dir if isinstance(run_dir, StoredRun) else read_run(run_dir, results=results)
     run_dir, meta, state = stored.directory, stored.metadata, stored.state
@@ -948,22 +969,29 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     prov = _provenance(meta, _reproduce(meta, names, f"reports/studies-{grid_name}", known),
                        state.describe())
     written: dict[str, str] = {}
-    rows = [_study_page(s, results[s.name], verdicts.get(s.name, ()), meta, prov,
-                        _reproduce(meta, [s.name], f"reports/{s.name}", known), target,
-                        run_dir, written, (summaries or {}).get(s.name),
-                        (figures or {}).get(s.name))
-            for s in studies if s.name in results]
+    pages = [(s, results[s.name], verdicts.get(s.name, ()), meta, prov,
+              _reproduce(meta, [s.name], f"reports/{s.name}", known), target.resolve(),
+              run_dir.resolve(), (summaries or {}).get(s.name), (figures or {}).get(s.name))
+             for s in studies if s.name in results]
+    # the pages are the same bytes from any process: written side by side where there is a pool
+    done = ([pool.submit(_page_task, *page) for page in pages] if pool is not None else
+            [_done(_page_task(*page)) for page in pages])
+    rows = []
+    for future in done:
+        row, files = future.result()
+        rows.append(row)
+        written.update(files)
     counts = {s: sum(v.status == s for found in verdicts.values() for v in found)
               for s in STATUSES}
     identity = meta.get("identity", {})
-    body = _ENV.from_string(_INDEX).render(
+    body = _template(_INDEX).render(
         studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
         counts=counts, provenance=_provenance_html(prov), budget=f"{SUITE_FALSE_ALARM:g}",
         claims=round(SUITE_FALSE_ALARM / claim_false_alarm()),
         share=f"{claim_false_alarm():.2g}",
         comparison=_comparison_html(comparison) if comparison is not None else None,
         incomplete="" if state.complete else state.describe())
-    page = _ENV.from_string(_PAGE).render(title="evalcert study report", style=_STYLE,
+    page = _template(_PAGE).render(title="evalcert study report", style=_STYLE,
                                           body=Markup(body))
     _write(target / "index.html", page, written)
     index = pd.DataFrame([{k: r[k] for k in ("name", "aim", "path", "cells", "tally",

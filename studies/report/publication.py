@@ -65,7 +65,7 @@ from studies.engine import (
     run,
 )
 from studies.engine.execution import process_pool
-from studies.engine.reading import StoredRun, read_run
+from studies.engine.reading import StoredArrays, StoredRun, read_run
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
 from studies.report.pages import study_figure, write_report
@@ -163,9 +163,10 @@ class _Drawing:
 
     Figures are most of a report's cost (matplotlib lays out every panel): drawn as each
     study finishes, one figure per task in ``workers`` processes beside the run's own, they
-    share the cores with the run instead of following it. A study with packed groups (an
-    exact grid of up to millions of cells) is drawn in this process at the end, since sending
-    its results to another process would copy them. The SVG text is the same in any process.
+    share the cores with the run instead of following it. Packed groups (an exact grid of up
+    to millions of cells) go as references to their run store (`StoredArrays`), read where
+    they are drawn; a study whose groups are held in memory is drawn in this process at the
+    end, since sending them would copy them. The SVG text is the same in any process.
     """
 
     def __init__(self, workers: int) -> None:
@@ -175,7 +176,8 @@ class _Drawing:
 
     def submit(self, study: Study, result: StudyResult, run_dir: Path,
                summary: Sequence[Mapping[str, Any]] | None) -> None:
-        if self._workers <= 1 or result.groups or not study.figures:
+        held = any(not isinstance(group.values, StoredArrays) for group in result.groups)
+        if self._workers <= 1 or held or not study.figures:
             return
         if self._pool is None:
             self._pool = process_pool(self._workers)

@@ -499,11 +499,12 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
         for s in summarise(result, bands=[_ALL_N, *N_BANDS])]
 
 
-def _grid(ns: Iterable[int], points: int, methods: Sequence[str] | None = None) -> Grid:
+def _grid(ns: Iterable[int], points: int, seconds: float,
+          methods: Sequence[str] | None = None) -> Grid:
     ps = [round((i - 0.5) / points, 6) for i in range(1, points + 1)]
     return Grid({"n": list(ns), "p": ps, "confidence_level": list(LEVELS),
                  "alternative": list(ALTERNATIVES)}, n_replicates=10_000,
-                methods=None if methods is None else tuple(methods))
+                methods=None if methods is None else tuple(methods), task_seconds=seconds)
 
 
 def _vectorised_methods() -> list[str]:
@@ -573,8 +574,8 @@ STUDY = Study(
     ademp=__doc__,
     version="2",
     grids={
-        "quick": _grid([5, 10, 20, 30, 50, 100], 99),
-        "full": _grid(range(1, 1001), 1000, _vectorised_methods()),
+        "quick": _grid([5, 10, 20, 30, 50, 100], 99, 1.3),
+        "full": _grid(range(1, 1001), 1000, 0.2, _vectorised_methods()),
     },
     truth=truth,
     generate=generate,
