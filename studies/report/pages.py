@@ -727,17 +727,15 @@ def study_figure(study: Study, result: StudyResult, index: int, *, run_dir: str 
         The run directory (a zip plot of a stored result reads its estimates there).
     summary : rows, optional
         The study's summary rows (`studies.report.tables.summaries`), for its summary figures;
-        computed when not given.
+        computed by those when not given.
 
     Returns
     -------
     str
         The SVG document, the same bytes in any process.
     """
-    rows = summary if summary is not None else study_summaries({study.name: result},
-                                                               [study])[study.name]
     return draw(study.figures[index - 1], study, result, figure_id=f"{study.name}-{index}",
-                run_dir=run_dir, summary=rows if study.summary else None)
+                run_dir=run_dir, summary=summary if study.summary else None)
 
 
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],

@@ -68,6 +68,7 @@ from studies.engine.execution import process_pool
 from studies.engine.reading import StoredArrays, StoredRun, read_run
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
+from studies.report.figures import SUMMARY_KINDS
 from studies.report.pages import study_figure, write_report
 from studies.report.tables import write_tables
 from studies.suite import claim_false_alarm, get_study, study_names
@@ -246,13 +247,29 @@ def publish(run_dir: str | os.PathLike[str] | StoredRun, studies: Sequence[Study
         chosen, unknown = stored_studies(stored)
     else:
         chosen = list(studies)
-    verdicts = judge(stored.results, chosen, _grid_name(stored))
-    target = Path(out) if out is not None else stored.directory
-    target.mkdir(parents=True, exist_ok=True)
-    summaries = write_tables({k: v for k, v in stored.results.items() if k in verdicts},
-                             target, chosen, verdicts)
-    return _finish(stored, chosen, verdicts, summaries, base,
-                   Path(out) if out is not None else None, unknown)
+    found = [s for s in chosen if s.name in stored.results]
+    # figures drawn in other processes while this one judges: those that do not draw the
+    # summary at once, the others once the summary is written
+    later = {s.name for s in found if any(f.kind in SUMMARY_KINDS for f in s.figures)}
+    drawing = _Drawing(os.cpu_count() or 1)
+    try:
+        for study in found:
+            if study.name not in later:
+                drawing.submit(study, stored.results[study.name], stored.directory, None)
+        verdicts = judge(stored.results, chosen, _grid_name(stored))
+        target = Path(out) if out is not None else stored.directory
+        target.mkdir(parents=True, exist_ok=True)
+        summaries = write_tables({k: v for k, v in stored.results.items() if k in verdicts},
+                                 target, chosen, verdicts)
+        for study in found:
+            if study.name in later:
+                drawing.submit(study, stored.results[study.name], stored.directory,
+                               summaries.get(study.name))
+        return _finish(stored, chosen, verdicts, summaries, base,
+                       Path(out) if out is not None else None, unknown, drawing.figures(),
+                       drawing.pool)
+    finally:
+        drawing.close()
 
 
 def _command(studies: Sequence[Study | str], grid: str | Grid, rng: Any, out: Path,
