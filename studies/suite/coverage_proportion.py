@@ -76,8 +76,8 @@ Cost
     ``pack_groups``: one row of arrays per ``n``, 16 bytes per cell and method, a 1.8 GB
     store): 259 s on 1 worker with its claims, tables and report, at a peak of 0.9 GB
     (2026-11-28, this project's 2-core machine; `benchmarks/RESULTS.md`, "Full suite"); its
-    judging and report read back from the store (`evalcert study report`) take 50 s at a
-    peak of 0.8 GB. Judging and reporting read the groups' arrays from the store a part of
+    judging and report read back from the store (`evalcert study report`) take 45 s at a
+    peak of 0.9 GB. Judging and reporting read the groups' arrays from the store a part of
     the grid at a time, and build tidy rows only for the cells, methods and measures each
     claim, table and figure reads (`StudyResult.frames`, ``where``). The groups' computing
     (their CPU seconds on one core, summed over the 1 000 groups from timed groups, measured
