@@ -902,22 +902,14 @@ def _tidy_csv(results: Mapping[str, StudyResult], out: Path) -> tuple[list[str],
     return left_out, hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _page_task(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
-               meta: Mapping[str, Any], prov: Mapping[str, str], reproduce: str, out: Path,
-               run_dir: Path, summary_rows: Sequence[Mapping[str, Any]] | None,
-               drawn: Sequence[str] | None) -> tuple[dict[str, Any], dict[str, str]]:
-    """`_study_page` as a task of its own: its index row and the files it wrote."""
+def _page_task(page: tuple[Any, ...]) -> tuple[dict[str, Any], dict[str, str]]:
+    """`_study_page` of ``page`` (its arguments but ``written``), as a task of its own: its
+    index row and the files it wrote."""
     written: dict[str, str] = {}
+    study, result, verdicts, meta, prov, reproduce, out, run_dir, summary, drawn = page
     row = _study_page(study, result, verdicts, meta, prov, reproduce, out, run_dir, written,
-                      summary_rows, drawn)
+                      summary, drawn)
     return row, written
-
-
-def _done(value: Any) -> cf.Future[Any]:
-    """``value`` as a finished future."""
-    future: cf.Future[Any] = cf.Future()
-    future.set_result(value)
-    return future
 
 
 def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
@@ -972,11 +964,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
               run_dir.resolve(), (summaries or {}).get(s.name), (figures or {}).get(s.name))
              for s in studies if s.name in results]
     # the pages are the same bytes from any process: written side by side where there is a pool
-    done = ([pool.submit(_page_task, *page) for page in pages] if pool is not None else
-            [_done(_page_task(*page)) for page in pages])
     rows = []
-    for future in done:
-        row, files = future.result()
+    for row, files in (pool.map if pool is not None else map)(_page_task, pages):
         rows.append(row)
         written.update(files)
     counts = {s: sum(v.status == s for found in verdicts.values() for v in found)
