@@ -43,7 +43,7 @@ _MAX_TEST_SIZE = 10_000_000
 # undefined): such a draw is below any target, whatever its errors (tests check it).
 _NO_TP_IS_ZERO = frozenset(LOSCI_METHODS) - {"dirichlet-posterior"}
 # A size's theta_star is often told from the first 1 / _FIRST of the draws alone (`_Stream`).
-_FIRST = 4
+_FIRST = 8
 # A row's key among kept test sets: (seed, counts, posterior, draws).
 _Row = tuple[int, tuple[int, ...], str, int]
 
@@ -62,45 +62,43 @@ class _Stream:
     __slots__ = ("chunks", "state")
 
     def __init__(self) -> None:
-        self.chunks: list[NDArray[np.integer[Any]]] = []
+        self.chunks: list[IntArray] = []
         self.state: Any = None
 
-    def stage(self, curve: _ThetaStarCurve, size: int, stage: int, split: int,
+    def stage(self, curve: _ThetaStarCurve, size: int, stage: int, split: int, draws: int,
               keep: bool) -> IntArray:
         """The counts of ``stage`` (0 to 3), drawing the stages up to it not drawn yet.
 
         Unkept, the curve's generator must not have drawn anything else since this stream's
         last stage (a search draws a curve's stages in order, one size at a time).
         """
-        draws = curve.draws
-        while len(self.chunks) <= stage:
-            drawn = len(self.chunks)
-            if drawn == 0:
+        chunks = self.chunks
+        if len(chunks) <= stage:
+            if not chunks:
                 curve.restart()
             elif keep:
                 curve.resume(self.state)
-            start, stop = (0, split) if drawn % 2 == 0 else (split, draws)
-            if drawn < 2:
-                chunk = curve.true_positives(size, start, stop)
-            else:  # the errors of the draws of the true positives of stage drawn - 2
-                chunk = curve.errors(size, self.chunks[drawn - 2].astype(np.int64, copy=False),
-                                     start, stop)
-            if keep:  # counts are at most the size
-                chunk = chunk.astype(np.int32 if size < 2**31 else np.int64)
+            while len(chunks) <= stage:
+                drawn = len(chunks)
+                start, stop = (0, split) if drawn % 2 == 0 else (split, draws)
+                if drawn < 2:
+                    chunks.append(curve.true_positives(size, start, stop))
+                else:  # the errors of the draws of the true positives of stage drawn - 2
+                    chunks.append(curve.errors(size, chunks[drawn - 2], start, stop))
+            if keep:
                 self.state = curve.stream_state
-            self.chunks.append(chunk)
-        return self.chunks[stage].astype(np.int64, copy=False)
+        return chunks[stage]
 
 
 class SimulatedTestSets:
     """Simulated test sets kept between calls of :func:`plan_sizes` on the same samples.
 
-    A row's simulated test sets depend on its labelled sample, seed, posterior and number of
-    draws, not on the interval, level, power, target or cap: plans of the same samples with
-    another interval (or target) visit many of the same sizes and read them from here instead
-    of drawing them again (drawing on where a search needs more of them than were drawn). It
-    grows with every size simulated (up to two 32-bit counts per draw below 2**31
-    documents): keep one for a batch of related calls, then drop it.
+    A row's simulated test sets depend on its labelled sample, seed, posterior and number of draws,
+    not on the interval, level, power, target or cap: plans of the same samples with another
+    interval (or target) visit many of the same sizes and read them from here instead of drawing
+    them again (drawing on where a search needs more of them than were drawn). It grows with
+    every size simulated (up to two 64-bit counts per draw): keep one for a batch of related
+    calls, then drop it.
 
     Examples
     --------
@@ -338,12 +336,12 @@ def _reach(curves: list[_ThetaStarCurve], keys: list[_Row], sizes: list[int], th
     count = len(curves)
     draws = curves[0].draws
     split = max(1, draws // _FIRST)
+    keep = kept is not None
     streams = [_Stream() if kept is None else kept._stream(key, size)
                for key, size in zip(keys, sizes, strict=True)]
 
     def stage(which: int, rows: list[int]) -> list[IntArray]:
-        return [streams[j].stage(curves[j], sizes[j], which, split, kept is not None)
-                for j in rows]
+        return [streams[j].stage(curves[j], sizes[j], which, split, draws, keep) for j in rows]
 
     def without_tp(tps: list[IntArray]) -> IntArray:
         """How many draws of each have no true positive (their bound is 0), when known."""

@@ -283,19 +283,76 @@ _SHARED_BOUNDS = frozenset({"dirichlet-posterior", "jaccard-clopper-pearson", "j
 _PAIR_BASE = 2**32
 
 
-class _PairBounds:
-    """The LOSCI lower bounds of the distinct ``(tp, errors)`` pairs met so far, kept sorted by
-    key; each bound is a function of its pair alone (`estimators.fmeasure._srs_lower_bounds`),
-    so a kept bound is the one the pair would get again."""
+# Bounds of pairs with tp and errors below 2**12 are kept, once computed, in one table per
+# (level, method) that every plan in the process reads (`_PairTable`, at most 128 MB): plans
+# of other samples, posteriors, targets and cells meet the same small pairs again.
+_TABLE_SIDE = 2**12
+
+
+class _PairTable:
+    """The LOSCI lower bounds of the pairs ``(tp, errors)`` with both below `_TABLE_SIDE`
+    computed so far in this process at one level and method (nan: not computed yet), grown
+    as larger pairs are met. A bound is a function of its pair alone
+    (`estimators.fmeasure._srs_lower_bounds`), so a kept bound is the one the pair would get
+    again; threads that fill it at once write the same values."""
 
     def __init__(self, level: float, method: str) -> None:
         self.level = level
         self.method = method
+        self.values = np.full((0, 0), np.nan)
+
+    def __call__(self, tp: NDArray[np.int64], errors: NDArray[np.int64]) -> Array:
+        """The bounds of the pairs, computed for the pairs not met before."""
+        values = self.values
+        rows, columns = int(tp.max()) + 1, int(errors.max()) + 1
+        if rows > values.shape[0] or columns > values.shape[1]:
+            grown = np.full((min(_TABLE_SIDE, max(values.shape[0], 1 << (rows - 1).bit_length())),
+                             min(_TABLE_SIDE, max(values.shape[1],
+                                                  1 << (columns - 1).bit_length()))), np.nan)
+            grown[:values.shape[0], :values.shape[1]] = values
+            self.values = values = grown
+        bounds: Array = values[tp, errors]
+        missing = np.isnan(bounds)
+        if missing.any():
+            pairs = np.unique(tp[missing] * _TABLE_SIDE + errors[missing])
+            new_tp, new_errors = pairs // _TABLE_SIDE, pairs % _TABLE_SIDE
+            values[new_tp, new_errors] = _srs_lower_bounds(new_tp, new_errors, self.level,
+                                                           self.method)
+            bounds[missing] = values[tp[missing], errors[missing]]
+        return bounds
+
+
+_TABLES: dict[tuple[float, str], _PairTable] = {}
+
+
+class _PairBounds:
+    """The LOSCI lower bounds of the distinct ``(tp, errors)`` pairs met so far: the small ones
+    in the process's `_PairTable`, the others kept sorted by key; each bound is a function of
+    its pair alone (`estimators.fmeasure._srs_lower_bounds`), so a kept bound is the one the
+    pair would get again."""
+
+    def __init__(self, level: float, method: str) -> None:
+        self.level = level
+        self.method = method
+        self.table = _TABLES.setdefault((level, method), _PairTable(level, method))
         self.keys = np.empty(0, dtype=np.int64)
         self.values = np.empty(0, dtype=np.float64)
 
     def __call__(self, tp: NDArray[np.int64], errors: NDArray[np.int64]) -> Array:
-        """The bounds of the pairs ``(tp, errors)``, computed for the pairs not met before."""
+        """The bounds of the pairs ``(tp, errors)``, computed for the pairs not met before
+        (read from the process's `_PairTable` where both are below `_TABLE_SIDE`)."""
+        small = (tp < _TABLE_SIDE) & (errors < _TABLE_SIDE)
+        if small.all():
+            return self.table(tp, errors)
+        bounds = np.empty(tp.shape)
+        if small.any():
+            bounds[small] = self.table(tp[small], errors[small])
+        large = ~small
+        bounds[large] = self.kept(tp[large], errors[large])
+        return bounds
+
+    def kept(self, tp: NDArray[np.int64], errors: NDArray[np.int64]) -> Array:
+        """The bounds of pairs outside the table, kept by this instance."""
         # distinct pairs, sorted: searching the kept keys for sorted keys is cache-friendly
         pairs, where = np.unique(tp * _PAIR_BASE + errors, return_inverse=True)
         at = np.searchsorted(self.keys, np.asarray(pairs, dtype=np.int64))

@@ -1,11 +1,11 @@
 """The simulated planner's shortcuts give exactly what the public functions give.
 
 The planner (`estimators.power`, `estimators._simulated_plan`) bounds its simulated test sets
-with `estimators.fmeasure._srs_lower_bounds` instead of `f1_ci`, bounds each distinct
-``(tp, errors)`` pair of a size once for the costly methods, restarts its sampling generator
-from a saved state instead of seeding a new one, answers its searches with counts of bounds
-instead of sorted bounds, and makes the seeds of its batches one at a time. Each shortcut is
-checked here against the plain computation, bit for bit.
+with `estimators.fmeasure._srs_lower_bounds` instead of `f1_ci`, bounds each distinct ``(tp,
+errors)`` pair once for the costly methods (small pairs once per process), restarts its sampling
+generator from a saved state instead of seeding a new one, answers its searches with counts of
+bounds instead of sorted bounds, and makes the seeds of its batches one at a time. Each shortcut
+is checked here against the plain computation, bit for bit.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from estimators import certification_sample_size, f1_ci
 from estimators._simulated_plan import _children
 from estimators.fmeasure import _srs_lower_bounds
-from estimators.power import LOSCI_METHODS, _ThetaStarCurve, confusion_posterior
+from estimators.power import _TABLE_SIDE, LOSCI_METHODS, _ThetaStarCurve, confusion_posterior
 
 CONFUSION = (60, 20, 25, 395)
 
@@ -77,13 +77,31 @@ def test_curve_bounds_are_the_plain_bounds_at_every_size_in_any_order(method):
 
 def test_kept_pair_bounds_are_sorted_distinct_and_the_pairs_own():
     curve = make_curve("jaccard-clopper-pearson", draws=500)
-    for size in (50, 52, 51, 400, 50):
+    # pairs of small sizes go to the process's table, those of 60,000 (tp above 2**12) are
+    # kept sorted by the curve
+    for size in (50, 52, 51, 400, 60_000, 50):
         curve.lower_bounds(size)
     kept = curve._pair_bounds
     assert kept.keys.size > 0 and np.all(np.diff(kept.keys) > 0)
     tp, errors = np.divmod(kept.keys, 2**32)
+    assert np.all((tp >= _TABLE_SIDE) | (errors >= _TABLE_SIDE))
     np.testing.assert_array_equal(
         kept.values, _srs_lower_bounds(tp, errors, 0.95, "jaccard-clopper-pearson"))
+    table = kept.table.values
+    tp, errors = np.nonzero(~np.isnan(table))
+    assert tp.size >= 500
+    np.testing.assert_array_equal(
+        table[tp, errors], _srs_lower_bounds(tp, errors, 0.95, "jaccard-clopper-pearson"))
+
+
+def test_the_pair_table_is_shared_by_the_curves_of_a_level_and_method():
+    made = [make_curve(method, draws=300, seed=seed)
+            for method, seed in [("jaccard-clopper-pearson", 7), ("jaccard-clopper-pearson", 8),
+                                 ("jaccard-jeffreys", 7)]]
+    assert made[0]._pair_bounds.table is made[1]._pair_bounds.table
+    assert made[0]._pair_bounds.table is not made[2]._pair_bounds.table
+    for curve in made:
+        np.testing.assert_array_equal(curve.lower_bounds(120), plain_bounds(curve, 120))
 
 
 def test_counts_answer_the_order_statistic_questions_exactly():
