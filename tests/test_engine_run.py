@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import json
 import math
 import os
@@ -12,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -148,6 +150,20 @@ def test_dask_sends_no_task_to_a_worker_busy_with_a_long_one():
         order = [(r.params["distribution"], r.params["n"])
                  for results in execute(tasks, 2, client) for r in results]
     assert len(order) == 12 and order[-1] == ("normal", 3)
+
+
+def test_local_workers_hold_no_finished_results_while_later_ones_arrive():
+    # each task's results, once taken, are the caller's alone: a run stores and drops them,
+    # and a packed full grid held to the end of the run would be gigabytes
+    tasks = plan(MEAN, MEAN.grids["quick"], 1, "monte-carlo", (), set())
+    assert len(tasks) > 2
+    alive = []
+    for results in execute(tasks, 2, None):
+        alive.append(weakref.ref(results[0]))
+        del results
+        gc.collect()
+        assert sum(ref() is not None for ref in alive) <= 1  # the latest, in the loop's future
+    assert len(alive) == len(tasks)
 
 
 @pytest.mark.slow

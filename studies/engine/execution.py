@@ -127,8 +127,10 @@ def _local(tasks: Sequence[Task], workers: int) -> Iterator[tuple[Finished, ...]
     _check_picklable(tasks)
     pool = process_pool(workers)
     try:
-        futures = [pool.submit(run_task, task) for task in tasks]
-        for future in cf.as_completed(futures):
+        # no list of the futures is kept: `as_completed` drops each future as it yields it, so
+        # a finished task's results are freed once the caller has stored them, not held to
+        # the end of the run (a packed full grid is gigabytes)
+        for future in cf.as_completed([pool.submit(run_task, task) for task in tasks]):
             yield future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
