@@ -303,6 +303,8 @@ class _PairTable:
 
     def __call__(self, tp: NDArray[np.int64], errors: NDArray[np.int64]) -> Array:
         """The bounds of the pairs, computed for the pairs not met before."""
+        if not tp.size:
+            return np.empty(tp.shape)
         values = self.values
         rows, columns = int(tp.max()) + 1, int(errors.max()) + 1
         if rows > values.shape[0] or columns > values.shape[1]:

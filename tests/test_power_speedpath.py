@@ -102,6 +102,8 @@ def test_the_pair_table_is_shared_by_the_curves_of_a_level_and_method():
     assert made[0]._pair_bounds.table is not made[2]._pair_bounds.table
     for curve in made:
         np.testing.assert_array_equal(curve.lower_bounds(120), plain_bounds(curve, 120))
+    none = np.empty(0, dtype=np.int64)
+    assert made[0]._pair_bounds(none, none).shape == (0,)
 
 
 def test_counts_answer_the_order_statistic_questions_exactly():
