@@ -299,18 +299,18 @@ class _PairTable:
     def __init__(self, level: float, method: str) -> None:
         self.level = level
         self.method = method
-        self.values = np.full((0, 0), np.nan)
+        self.values: Array = np.full((0, 0), np.nan)
 
     def __call__(self, tp: NDArray[np.int64], errors: NDArray[np.int64]) -> Array:
         """The bounds of the pairs, computed for the pairs not met before."""
         if not tp.size:
             return np.empty(tp.shape)
         values = self.values
-        rows, columns = int(tp.max()) + 1, int(errors.max()) + 1
-        if rows > values.shape[0] or columns > values.shape[1]:
-            grown = np.full((min(_TABLE_SIDE, max(values.shape[0], 1 << (rows - 1).bit_length())),
-                             min(_TABLE_SIDE, max(values.shape[1],
-                                                  1 << (columns - 1).bit_length()))), np.nan)
+        # each side grows to the power of two that holds the largest count met, up to the cap
+        shape = tuple(min(_TABLE_SIDE, max(have, 1 << (int(count.max())).bit_length()))
+                      for have, count in zip(values.shape, (tp, errors), strict=True))
+        if shape != values.shape:
+            grown = np.full(shape, np.nan)
             grown[:values.shape[0], :values.shape[1]] = values
             self.values = values = grown
         bounds: Array = values[tp, errors]
