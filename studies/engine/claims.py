@@ -77,7 +77,7 @@ from scipy import stats
 
 from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.regions import as_text, region_mask
-from studies.engine.results import StudyResult
+from studies.engine.results import PackedGroup, StudyResult
 
 __all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "FAILURE_COLUMNS", "HOLDS",
            "INCONCLUSIVE", "NOT_RUN", "RESOLUTIONS", "STATUSES", "Claim", "Verdict",
@@ -425,6 +425,37 @@ class _Judge:
         self.nearest: dict[str, Any] = {}
         self._nearest_deviation = -math.inf
 
+    def exact_cells(self, group: PackedGroup, chosen: NDArray[np.intp]) -> NDArray[np.intp]:
+        """Of a packed group's cells ``chosen`` in the claim's region, those whose rows can
+        change the verdict; the others are counted as compared here.
+
+        A packed group's values are exact: a value within the exact tolerance of its bound
+        adds to the count and no more, unless it lies nearest its bound (each method's first
+        such cell is kept). A mean over parameters needs every value.
+        """
+        claim = self.claim
+        present = [group.values[m][claim.measure] for m in claim.methods
+                   if m in group.values and claim.measure in group.values[m]]
+        if (claim.mean_over or claim.measure in CONDITIONAL or not present
+                or (isinstance(claim.target, str) and claim.target not in (
+                    *group.shared, *group.axes))):
+            return chosen
+        target = (group.column(claim.target)[chosen].astype(float)
+                  if isinstance(claim.target, str) else np.full(chosen.size, claim.target))
+        keep = np.zeros(chosen.size, dtype=bool)
+        for values in present:
+            deviation = _deviation(claim, values[chosen], target)
+            # nan: an undefined value, which breaks the claim
+            keep |= ~(deviation <= claim.exact_tolerance)
+            defined = np.flatnonzero(~np.isnan(deviation))
+            if defined.size:
+                keep[defined[np.argmax(deviation[defined])]] = True
+        dropped = chosen.size - int(keep.sum())
+        if dropped:
+            self.compared += dropped * len(present)
+            self.any_exact = True
+        return chosen[keep]
+
     def add(self, rows: pd.DataFrame) -> None:
         """Take the rows of a piece (tidy columns and ``error``) of cells in the claim's region.
 
@@ -654,14 +685,15 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
         params = list(dict.fromkeys([*result.parameters, *_cell_parameters(result)]))
         judges = {i: _Judge(claims[i], params) for i in judged}
         # each claim reads only its methods, measures and region, one part of the grid at a
-        # time, so that every claim is judged in one pass over a packed grid
-        for part in result.batches():
+        # time (a stored group's rows as it needs them), every claim in one pass
+        for part in result.batches(load=False):
             for judge in judges.values():
                 claim = judge.claim
                 measures = {claim.measure, CONDITIONAL.get(claim.measure),
                             claim.resolution_unit} - {None, ""}
                 for piece in part.frames(methods=claim.methods, measures=measures,
-                                         where=claim.where, batch_rows=_BATCH_ROWS):
+                                         where=claim.where, batch_rows=_BATCH_ROWS,
+                                         cells=judge.exact_cells):
                     judge.add(piece.assign(error=""))
         errors = result.errors_frame(methods)
         if len(errors):

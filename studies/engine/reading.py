@@ -23,7 +23,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from studies.engine.design import Study
-from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult, unpack_arrays
+from studies.engine.results import (
+    CellResult,
+    PackedGroup,
+    RunResults,
+    StudyResult,
+    read_npy,
+    unpack_arrays,
+)
 from studies.engine.store import RunStore, damaged, existing_store, read_only
 
 __all__ = ["RunState", "StoredArrays", "StoredRun", "decoded_row", "group_results", "read_run",
@@ -62,8 +69,10 @@ class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
     """A stored packed group's ``values[method][measure]``, read from its store when used.
 
     A grid of millions of packed cells (1.9 GB of arrays for ``coverage_proportion``'s full
-    grid) is not held in memory: a reader reads each group's arrays as it comes to it. The
-    group read last is kept, so readers taking one group in turn read it once.
+    grid) is not held in memory: a reader reads each group's arrays as it comes to it, and
+    only the rows of the methods and measures it asks for (a claim about one method of
+    twelve reads a twenty-fourth of the grid). The rows of the group read last are kept, so
+    readers taking one group in turn read each row once.
     """
 
     def __init__(self, path: Path, study: str, key: str) -> None:
@@ -71,8 +80,7 @@ class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
         self._ident = (Path(path).absolute(), study, key)
         self._file = _file(self._ident[0])
 
-    def _arrays(self) -> dict[str, dict[str, NDArray[np.float64]]]:
-        global _last_read
+    def _checked(self) -> tuple[Path, tuple[Path, int, int], str, str]:
         path, study, key = self._ident
         try:
             now = _file(path)
@@ -81,24 +89,76 @@ class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
         if now != self._file:  # a store written again at the same path holds other results
             raise ValueError(f"the run store {path} that study {study!r}'s results were read "
                              "from no longer exists; read them again from where it is now.")
-        if _last_read is not None and _last_read[0] == (self._file, study, key):
-            return _last_read[1]
+        return path, self._file, study, key
+
+    def _read(self, what: Callable[[], T]) -> T:
         try:
-            values = _read_arrays(path, self._file, study, key)
+            return what()
         except (sqlite3.Error, ValueError, OSError) as error:
+            path, study, key = self._ident
             raise damaged("directory", path.parent, f"the arrays of study {study!r}'s group "
                           f"{key!r} cannot be read: {type(error).__name__}: {error}") from None
-        _last_read = ((self._file, study, key), values)
-        return values
+
+    def _layout(self) -> _Layout:
+        return self._read(lambda: _layout(*self._checked()))
+
+    def row(self, method: str, measure: str) -> NDArray[np.float64]:
+        """The values of ``method``'s ``measure`` in every cell (read-only)."""
+        ident = self._checked()
+        layout = self._layout()
+        held = _last_rows.get(ident[1:])
+        if held is None:
+            _last_rows.clear()
+            held = _last_rows.setdefault(ident[1:], {})
+        if (method, measure) not in held:
+            held[method, measure] = self._read(lambda: _read_row(ident, layout, method, measure))
+        return held[method, measure]
+
+    def load(self) -> dict[str, dict[str, NDArray[np.float64]]]:
+        """Every row at once (one read of the group's blob), kept as the group read last."""
+        ident = self._checked()
+        found = self._read(lambda: _read_all(ident, self._layout()))
+        _last_rows.clear()
+        _last_rows[ident[1:]] = {(m, k): v for m, rows in found.items() for k, v in rows.items()}
+        return found
 
     def __getitem__(self, method: str) -> Mapping[str, NDArray[np.float64]]:
-        return self._arrays()[method]
+        return _StoredRows(self, method, tuple(self._layout().rows[method]))
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._arrays())
+        return iter(self._layout().rows)
 
     def __len__(self) -> int:
-        return len(self._arrays())
+        return len(self._layout().rows)
+
+
+class _StoredRows(Mapping[str, NDArray[np.float64]]):
+    """One method's measures of a stored group, each read when used."""
+
+    def __init__(self, arrays: StoredArrays, method: str, measures: tuple[str, ...]) -> None:
+        self._arrays, self._method, self._measures = arrays, method, measures
+
+    def __getitem__(self, measure: str) -> NDArray[np.float64]:
+        if measure not in self._measures:
+            raise KeyError(measure)
+        return self._arrays.row(self._method, measure)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._measures)
+
+    def __len__(self) -> int:
+        return len(self._measures)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a stored group's rows of values lie in its blob (`pack_arrays`)."""
+
+    rowid: int
+    rows: Mapping[str, Mapping[str, int]]  # method -> measure -> row
+    offset: int  # of the first row; -1: an .npz archive, read whole
+    cells: int
+    dtype: np.dtype[Any]
 
 
 def _file(path: Path) -> tuple[Path, int, int]:
@@ -107,15 +167,63 @@ def _file(path: Path) -> tuple[Path, int, int]:
     return path, found.st_dev, found.st_ino
 
 
-def _read_arrays(path: Path, file: tuple[Path, int, int], study: str, key: str
-                 ) -> dict[str, dict[str, NDArray[np.float64]]]:
+@functools.lru_cache(maxsize=4096)
+def _layout(path: Path, file: tuple[Path, int, int], study: str, key: str) -> _Layout:
+    """The layout of a stored group's values, read from the heads of its arrays."""
     db = _connection(path, file)
     row = db.execute("SELECT rowid FROM groups WHERE study = ? AND key = ?",
                      (study, key)).fetchone()
     if row is None:
         raise ValueError("the group is not in the store")
     with db.blobopen("groups", "values", row[0], readonly=True) as blob:
+        if blob.read(2) == b"PK":  # written before the arrays were laid out in a row
+            blob.seek(0)
+            found = unpack_arrays(blob)[1]
+            return _Layout(row[0], {m: {k: i for i, k in enumerate(v)} for m, v in found.items()},
+                           -1, 0, np.dtype(np.float64))
+        blob.seek(0)
+        shape, dtype = _npy_head(blob)
+        blob.seek(math.prod(shape) * dtype.itemsize, os.SEEK_CUR)
+        names = read_npy(blob).tolist()
+        shape, dtype = _npy_head(blob)
+        offset = blob.tell()
+    rows: dict[str, dict[str, int]] = {}
+    for i, name in enumerate(names):
+        method, _, measure = name.rpartition("/")
+        rows.setdefault(method, {})[measure] = i
+    return _Layout(row[0], rows, offset, int(shape[1]) if len(shape) == 2 else 0, dtype)
+
+
+def _npy_head(source: Any) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    version = np.lib.format.read_magic(source)
+    header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+              else np.lib.format.read_array_header_2_0)
+    shape, fortran, dtype = header(source)
+    if fortran or dtype.hasobject:
+        raise ValueError("a stored group's values are a C-ordered array of numbers")
+    return shape, dtype
+
+
+def _read_all(ident: tuple[Path, tuple[Path, int, int], str, str], layout: _Layout
+              ) -> dict[str, dict[str, NDArray[np.float64]]]:
+    with _connection(ident[0], ident[1]).blobopen("groups", "values", layout.rowid,
+                                                  readonly=True) as blob:
         return unpack_arrays(blob)[1]
+
+
+def _read_row(ident: tuple[Path, tuple[Path, int, int], str, str], layout: _Layout,
+              method: str, measure: str) -> NDArray[np.float64]:
+    """One row of a stored group's values (an .npz archive is read whole for it)."""
+    size = layout.cells * layout.dtype.itemsize
+    with _connection(ident[0], ident[1]).blobopen("groups", "values", layout.rowid,
+                                                  readonly=True) as blob:
+        if layout.offset < 0:
+            return unpack_arrays(blob)[1][method][measure]
+        blob.seek(layout.offset + layout.rows[method][measure] * size)
+        data = blob.read(size)
+    if len(data) != size:
+        raise ValueError("a stored group's values are cut short")
+    return np.frombuffer(data, dtype=layout.dtype)
 
 
 def _connection(path: Path, file: tuple[Path, int, int]) -> sqlite3.Connection:
@@ -135,8 +243,9 @@ def _connection(path: Path, file: tuple[Path, int, int]) -> sqlite3.Connection:
     return db
 
 
-_last_read: (tuple[tuple[tuple[Path, int, int], str, str],
-                  dict[str, dict[str, NDArray[np.float64]]]] | None) = None
+# the rows of the group read last: (file, study, key) -> (method, measure) -> values
+_last_rows: dict[tuple[tuple[Path, int, int], str, str],
+                 dict[tuple[str, str], NDArray[np.float64]]] = {}
 _held = threading.local()
 
 

@@ -20,7 +20,7 @@ import itertools
 import json
 import math
 import os
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -185,8 +185,9 @@ class PackedGroup:
         """The group with its arrays in memory (itself, unless they are read from a store)."""
         if isinstance(self.values, dict):
             return self
-        return dataclasses.replace(self, values={m: dict(found)
-                                                 for m, found in self.values.items()})
+        load = getattr(self.values, "load", None)  # a stored group: read in one piece
+        return dataclasses.replace(self, values=load() if load is not None else {
+            m: dict(found) for m, found in self.values.items()})
 
     def region(self, where: str) -> NDArray[np.bool_]:
         """Which of the group's cells (in its order) the query ``where`` selects (`regions`)."""
@@ -245,17 +246,17 @@ def unpack_arrays(source: Any, *, values: bool = True
                     method, _, measure = name.rpartition("/")
                     found.setdefault(method, {})[measure] = data[name]
         return positions, found
-    positions = _read_npy(source)
+    positions = read_npy(source)
     if values:
-        names = _read_npy(source)
-        rows = _read_npy(source)
+        names = read_npy(source)
+        rows = read_npy(source)
         for name, row in zip(names.tolist(), rows, strict=True):
             method, _, measure = name.rpartition("/")
             found.setdefault(method, {})[measure] = row
     return positions, found
 
 
-def _read_npy(source: Any) -> NDArray[Any]:
+def read_npy(source: Any) -> NDArray[Any]:
     """The next ``.npy`` array of ``source``, its data read in one piece (read-only).
 
     `numpy.lib.format.read_array` reads a file object in small pieces and copies each one;
@@ -361,7 +362,9 @@ class StudyResult:
 
     def frames(self, *, methods: Collection[str] | None = None,
                measures: Collection[str] | None = None, where: str = "",
-               batch_rows: int = 0) -> Iterator[pd.DataFrame]:
+               batch_rows: int = 0,
+               cells: Callable[[PackedGroup, NDArray[np.intp]], NDArray[np.intp]] | None = None,
+               ) -> Iterator[pd.DataFrame]:
         """The tidy frame of `to_frame` in pieces: the plain cells, then the packed groups.
 
         Reads a grid of millions of packed cells a few groups at a time (a group of
@@ -380,6 +383,11 @@ class StudyResult:
         batch_rows : int
             Join consecutive groups into pieces of at least this many rows (0: one piece
             per group), so that a reader pays its per-piece cost fewer times.
+        cells : callable, optional
+            ``cells(group, chosen)``: of a packed group's cells in the region (``chosen``,
+            their indices in the group, ascending), those whose rows to build (ascending);
+            default all. A reader that needs a few of a grid's rows (the values that break a
+            claim) picks them from the group's arrays instead of reading every row.
         """
         if self.cells:
             cells = self.cells
@@ -393,11 +401,14 @@ class StudyResult:
         size = 0
         for start in range(0, len(self.groups), _REGION_GROUPS):
             groups = self.groups[start:start + _REGION_GROUPS]
-            for group, chosen in zip(groups, group_regions(groups, where), strict=True):
-                if not chosen.any():
+            for group, region in zip(groups, group_regions(groups, where), strict=True):
+                chosen = np.flatnonzero(region)
+                if cells is not None and chosen.size:
+                    chosen = cells(group, chosen)
+                if not chosen.size:
                     continue
                 columns = group._columns(methods, measures,
-                                         None if chosen.all() else np.flatnonzero(chosen))
+                                         None if chosen.size == group.size else chosen)
                 if not len(columns["value"]):
                     continue
                 batch.append(columns)
@@ -408,18 +419,20 @@ class StudyResult:
         if batch:
             yield _standard(_packed_frame(batch), self.parameters)
 
-    def batches(self, cells: int = 500_000) -> Iterator[StudyResult]:
+    def batches(self, cells: int = 500_000, *, load: bool = True) -> Iterator[StudyResult]:
         """The result in parts of about ``cells`` cells: the plain cells, then packed groups.
 
-        Each part holds its groups' arrays in memory (a stored group is read once for the
-        part), so several readers can go over one part while the grid streams through.
+        With ``load``, each part holds its groups' arrays in memory (a stored group is read
+        once for the part), so several readers of every array can go over one part while
+        the grid streams through; without, stored groups stay in the store, for readers of
+        a few of their arrays each.
         """
         if self.cells:
             yield StudyResult(self.study, self.cells, parameters=self.parameters)
         part: list[PackedGroup] = []
         size = 0
         for group in self.groups:
-            part.append(group.loaded())
+            part.append(group.loaded() if load else group)
             size += group.size
             if size >= cells:
                 yield StudyResult(self.study, groups=tuple(part), parameters=self.parameters)

@@ -44,6 +44,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from jinja2 import Environment
 from markupsafe import Markup
@@ -60,7 +61,7 @@ from studies.engine.claims import FAILURE_COLUMNS, tally, worst_status
 from studies.engine.findings import claim_finding
 from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.reading import StoredRun, read_run
-from studies.engine.results import FRAME_COLUMNS
+from studies.engine.results import FRAME_COLUMNS, PackedGroup, group_regions
 from studies.report.compare import Comparison
 from studies.report.digest import job_summary
 from studies.report.figures import draw
@@ -504,12 +505,19 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
     where = " and ".join(query for name, query in (
         ("alternative", "alternative == 'two-sided'"),
         ("confidence_level", "confidence_level == 0.95")) if name in names)
-    for rows in result.frames(measures=["coverage"], where=where, batch_rows=500_000):
+    # a packed group whose conditions are all shared sums each method's cells in one go
+    shared = [not {*_BAND_KEYS, "n"} & {*g.axes} for g in result.groups]
+    summed = [g for g, alike in zip(result.groups, shared, strict=True) if alike]
+    rest = StudyResult(result.study, result.cells, tuple(
+        g for g, alike in zip(result.groups, shared, strict=True) if not alike),
+        result.parameters)
+    for rows in rest.frames(measures=["coverage"], where=where, batch_rows=500_000):
         keys = ["method", *(k for k in _BAND_KEYS if k in rows.columns), "n"]
         rows = rows.assign(n=rows["n"].astype(float) if "n" in rows.columns else math.nan,
                            **mean_terms(rows["value"], rows["mcse"]))
         parts.append(rows.groupby(keys, sort=False, dropna=False).agg(
             {**MEAN_SUMS, "value": "min"}))
+    parts += _shared_band_sums(summed, where)
     if not parts:
         return pd.DataFrame()
     found = pd.concat(parts).reset_index()
@@ -534,6 +542,38 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
         **{"mean coverage (MCSE)": [f"{m:.4f} ({e:.2g})" for m, e in zip(mean, mcse,
                                                                           strict=True)],
            "min coverage": found["value"], "verdict": verdict})
+
+
+def _shared_band_sums(groups: Sequence[PackedGroup], where: str) -> list[pd.DataFrame]:
+    """`_coverage_bands`' sums over the cells in ``where`` of packed groups whose design,
+    prevalence and ``n`` (those they have) are shared: a row per group and method.
+
+    Packed values are exact (MCSE 0): each cell has weight 1 and adds its value.
+    """
+    rows = []
+    for start in range(0, len(groups), 100):
+        chunk = groups[start:start + 100]
+        for group, region in zip(chunk, group_regions(chunk, where), strict=True):
+            if not region.any():
+                continue
+            conditions = {k: group.shared[k] for k in _BAND_KEYS if k in group.shared}
+            n = float(group.shared["n"]) if "n" in group.shared else math.nan
+            for method, found in group.values.items():
+                if "coverage" not in found:
+                    continue
+                value = found["coverage"][region]
+                missing = int(np.isnan(value).sum())
+                rows.append({"method": method, **conditions, "n": n,
+                             "weight_sum": float(value.size),
+                             "weighted_sum": float(np.nansum(value)), "square_sum": 0.0,
+                             "cells": value.size, "undefined_cells": missing,
+                             "unknown_cells": 0,
+                             "value": float(np.nanmin(value)) if missing < value.size
+                             else math.nan})
+    if not rows:
+        return []
+    frame = pd.DataFrame(rows)
+    return [frame.set_index([c for c in frame.columns if c in ("method", *_BAND_KEYS, "n")])]
 
 
 BANDS_TEXT = (

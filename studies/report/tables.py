@@ -102,7 +102,7 @@ def headline_table(result: StudyResult) -> list[dict[str, Any]]:
     """
     found: dict[tuple[str, str], _Range] = {}
     for group in result.groups:
-        for method, measures in group.values.items():
+        for method, measures in group.loaded().values.items():
             for measure, values in measures.items():
                 found.setdefault((method, measure), _Range()).add(values, 0.0)
     for cell in result.cells:

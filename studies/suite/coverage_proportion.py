@@ -115,7 +115,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from estimators import PROPORTION_METHODS, proportion_ci
-from studies.engine import StudyResult
+from studies.engine import CellResult, PackedGroup, StudyResult
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Method, Params, Study
 from studies.engine.performance import Estimates
@@ -389,31 +389,97 @@ class _Tally:
             worst=tuple((int(r[2]), float(r[3]), float(r[0])) for r in worst))
 
 
-def _chunks(result: StudyResult) -> Iterator[tuple[dict[str, NDArray[Any]],
-                                                   dict[str, dict[str, NDArray[Any]]]]]:
-    """(parameter columns, per-method measure arrays) for consecutive groups with the same
-    methods (a part of the grid at a time, `StudyResult.batches`), and for the cells."""
-    names = ("n", "p", "confidence_level", "alternative")
+def _cell_chunks(cells: Sequence[CellResult]) -> Iterator[
+        tuple[dict[str, NDArray[Any]], dict[str, dict[str, NDArray[Any]]]]]:
+    """(parameter columns, measure arrays) of each method's plain cells."""
+    columns = {k: np.array([c.params[k] for c in cells])
+               for k in ("n", "p", "confidence_level", "alternative")}
+    for method in dict.fromkeys(m for c in cells for m in c.performance):
+        have = [c for c in cells if method in c.performance]
+        index = np.array([i for i, c in enumerate(cells) if method in c.performance])
+        yield ({k: v[index] for k, v in columns.items()}
+               | {"position": np.array([c.position for c in have])},
+               {method: {m: np.array([c.performance[method][m].value for c in have])
+                         for m in ("coverage", "width")}})
+
+
+def _runs(result: StudyResult) -> Iterator[list[PackedGroup]]:
+    """Consecutive packed groups with the same methods and measures, a part of the grid at a
+    time (`StudyResult.batches`: each stored group read once)."""
     for part in StudyResult(result.study, groups=result.groups).batches():
         for _, same in itertools.groupby(part.groups, key=lambda g: [
                 (m, list(found)) for m, found in g.values.items()]):
-            groups = list(same)
-            columns = {k: np.concatenate([g.column(k) for g in groups]) for k in names}
-            yield columns | {"position": np.concatenate([g.positions for g in groups])}, {
-                m: {k: np.concatenate([g.values[m][k] for g in groups]) for k in found}
-                for m, found in groups[0].values.items()}
-    if result.cells:
-        cells = result.cells
-        columns = {k: np.array([c.params[k] for c in cells])
-                   for k in ("n", "p", "confidence_level", "alternative")}
-        methods = dict.fromkeys(m for c in cells for m in c.performance)
-        for method in methods:
-            have = [c for c in cells if method in c.performance]
-            index = np.array([i for i, c in enumerate(cells) if method in c.performance])
-            yield ({k: v[index] for k, v in columns.items()}
-                   | {"position": np.array([c.position for c in have])},
-                   {method: {m: np.array([c.performance[method][m].value for c in have])
-                             for m in ("coverage", "width")}})
+            yield list(same)
+
+
+_Slice = tuple[float, str, dict[str, NDArray[Any]], list[str], NDArray[np.float64],
+               NDArray[np.float64]]
+
+
+def _slices(result: StudyResult) -> Iterator[_Slice]:
+    """Each chunk's cells of one level and side: ``(level, side, columns, methods, coverage,
+    width)``, columns ``n``, ``p`` and ``position`` and the measures as (methods x cells)
+    arrays, the cells in grid order.
+
+    Groups laid out alike with the level and the side among their axes are cut along those
+    axes (their arrays reshaped, no search); other results are sorted by level and side.
+    """
+    for groups in _runs(result):
+        if all(g.axes == groups[0].axes for g in groups) and {
+                "confidence_level", "alternative"} <= set(groups[0].axes):
+            yield from _laid_out(groups)
+        else:
+            yield from _sorted(*_chunk(groups))
+    for columns, methods in _cell_chunks(result.cells):
+        yield from _sorted(columns, methods)
+
+
+def _chunk(groups: Sequence[PackedGroup]) -> tuple[dict[str, NDArray[Any]],
+                                                    dict[str, dict[str, NDArray[Any]]]]:
+    names = ("n", "p", "confidence_level", "alternative")
+    columns = {k: np.concatenate([g.column(k) for g in groups]) for k in names}
+    return columns | {"position": np.concatenate([g.positions for g in groups])}, {
+        m: {k: np.concatenate([g.values[m][k] for g in groups]) for k in found}
+        for m, found in groups[0].values.items()}
+
+
+def _laid_out(groups: Sequence[PackedGroup]) -> Iterator[_Slice]:
+    axes = list(groups[0].axes)
+    shape = [len(groups), *(len(v) for v in groups[0].axes.values())]
+    names = list(groups[0].values)
+    stacked = {k: np.stack([g.column(k) for g in groups]).reshape(shape) for k in ("n", "p")}
+    stacked["position"] = np.stack([g.positions for g in groups]).reshape(shape)
+    measures = {m: np.stack([[g.values[name][m] for g in groups] for name in names]).reshape(
+        [len(names), *shape]) for m in ("coverage", "width")}
+    level_axis, side_axis = axes.index("confidence_level"), axes.index("alternative")
+    order = sorted(itertools.product(enumerate(groups[0].axes["confidence_level"]),
+                                     enumerate(groups[0].axes["alternative"])),
+                   key=lambda pair: (pair[0][1], pair[1][1]))
+    for (i, level), (j, side) in order:
+        at: list[Any] = [slice(None)] * len(shape)
+        at[1 + level_axis], at[1 + side_axis] = i, j
+        columns = {k: v[tuple(at)].ravel() for k, v in stacked.items()}
+        yield (float(level), str(side), columns, names,
+               measures["coverage"][(slice(None), *at)].reshape(len(names), -1),
+               measures["width"][(slice(None), *at)].reshape(len(names), -1))
+
+
+def _sorted(columns: dict[str, NDArray[Any]], methods: dict[str, dict[str, NDArray[Any]]]
+            ) -> Iterator[_Slice]:
+    names = list(methods)
+    coverage = np.vstack([methods[m]["coverage"] for m in names])
+    width = np.vstack([methods[m]["width"] for m in names])
+    levels, level_code = np.unique(columns["confidence_level"], return_inverse=True)
+    sides, side_code = np.unique(columns["alternative"], return_inverse=True)
+    combination = level_code * len(sides) + side_code
+    order = np.argsort(combination, kind="stable")  # grid order within each (level, side)
+    starts = np.searchsorted(combination[order], np.arange(len(levels) * len(sides) + 1))
+    for i, (level, side) in enumerate(itertools.product(levels, sides)):
+        same = order[starts[i]:starts[i + 1]]
+        if same.size:
+            yield (float(level), str(side),
+                   {k: columns[k][same] for k in ("n", "p", "position")}, names,
+                   coverage[:, same], width[:, same])
 
 
 def summarise(result: StudyResult, *, worst: int = 3,
@@ -443,35 +509,21 @@ def summarise(result: StudyResult, *, worst: int = 3,
     """
     limits = list(bands) if bands is not None else [_ALL_N]
     tallies: dict[tuple[str, float, str, int], _Tally] = {}
-    for columns, methods in _chunks(result):
-        names = list(methods)
-        coverage = np.vstack([methods[m]["coverage"] for m in names])
-        width = np.vstack([methods[m]["width"] for m in names])
-        levels, level_code = np.unique(columns["confidence_level"], return_inverse=True)
-        sides, side_code = np.unique(columns["alternative"], return_inverse=True)
-        combination = level_code * len(sides) + side_code
-        order = np.argsort(combination, kind="stable")  # grid order within each (level, side)
-        starts = np.searchsorted(combination[order], np.arange(len(levels) * len(sides) + 1))
-        for i, (level, side) in enumerate(itertools.product(levels, sides)):
-            level, side = float(level), str(side)
-            same = order[starts[i]:starts[i + 1]]
-            if not same.size:
+    for level, side, columns, names, coverage, width in _slices(result):
+        n = columns["n"]
+        parts: dict[bytes, _Part] = {}  # bands holding the same cells share their sums
+        for b, (low, high) in enumerate(limits):
+            inside = (n >= low) & (n <= high)
+            if not inside.any():
                 continue
-            n = columns["n"][same]
-            parts: dict[bytes, _Part] = {}  # bands holding the same cells share their sums
-            for b, (low, high) in enumerate(limits):
-                inside = (n >= low) & (n <= high)
-                if not inside.any():
-                    continue
-                key = inside.tobytes()
-                if key not in parts:
-                    cells = same[inside]
-                    parts[key] = _part(columns["n"][cells], columns["p"][cells],
-                                       columns["position"][cells], coverage[:, cells],
-                                       width[:, cells], level, worst)
-                for row, method in enumerate(names):
-                    tallies.setdefault((method, level, side, b), _Tally(level, worst)).add(
-                        parts[key], row)
+            key = inside.tobytes()
+            if key not in parts:
+                every = bool(inside.all())
+                parts[key] = _part(*(v if every else v[..., inside] for v in (
+                    n, columns["p"], columns["position"], coverage, width)), level, worst)
+            for row, method in enumerate(names):
+                tallies.setdefault((method, level, side, b), _Tally(level, worst)).add(
+                    parts[key], row)
     return [tallies[key].summary(key[0], key[2]) for key in sorted(
         tallies, key=lambda k: (_method_order(k[0]), k[1], ALTERNATIVES.index(k[2]), k[3]))]
 
