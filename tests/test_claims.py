@@ -146,6 +146,7 @@ def test_packed_groups_are_judged_as_their_cells():
     assert FAILS in [v.status for v in packed]
     for a, b in zip(packed, cells, strict=True):
         assert (a.compared, a.k, a.detectable) == (b.compared, b.k, b.detectable)
+        assert a.nearest == b.nearest
         pd.testing.assert_frame_equal(a.failures, b.failures, check_dtype=False)
 
 

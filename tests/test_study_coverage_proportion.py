@@ -19,6 +19,7 @@ from studies.report import write_tables
 from studies.suite.coverage_proportion import (
     ALTERNATIVES,
     LEVELS,
+    applies,
     exact_coverage,
     interval_methods,
     select,
@@ -311,3 +312,20 @@ def test_summaries_keep_the_lowest_cells_ties_in_grid_order():
             assert s.mean_width == pytest.approx(math.fsum(width) / len(chosen), rel=1e-15)
             assert s.share_below == np.mean(np.array(coverage) < level - 0.01)
             assert s.min_coverage == min(coverage)
+
+
+def test_the_statsmodels_audit_runs_at_small_n_and_multiples_of_ten_only():
+    """Ours run in every cell; statsmodels' at n <= 30 and at multiples of 10 (every n of the
+    quick grid), so a full-grid group at n = 31 has ours only and one at n = 40 has both."""
+    pytest.importorskip("statsmodels")
+    full = STUDY.grid("full")
+    quick = STUDY.grid("quick")
+    assert all(applies("statsmodels:beta", {"n": n}) for n in quick.parameters["n"])
+    audited = [n for n in full.parameters["n"] if applies("statsmodels:beta", {"n": n})]
+    assert len(audited) == 127 and audited[:31] == [*range(1, 31), 40]
+    for n, peers in ((31, False), (40, True)):
+        grid = Grid({**full.parameters, "n": [n], "p": [0.25]}, n_replicates=2,
+                    methods=full.methods)
+        group = run([STUDY], grid=grid, rng=1, workers=1)["coverage_proportion"].groups[0]
+        assert ("statsmodels:beta" in group.values) is peers
+        assert "clopper-pearson" in group.values and not group.errors

@@ -382,6 +382,14 @@ def _bound(claim: Claim, target: NDArray[np.float64]) -> NDArray[np.float64]:
     return target + claim.margin if claim.comparison == "at_most" else target
 
 
+def _typed(found: NDArray[Any]) -> Any:
+    """A column of packed groups' values as `StudyResult.frames` types it: text as strings,
+    integers as nullable integers."""
+    if found.dtype.kind in "UO" and all(isinstance(v, str) for v in found[:1]):
+        return pd.array(found.astype(object), dtype="str")
+    return pd.array(found, dtype="Int64") if found.dtype.kind in "iu" else found
+
+
 def _summed(rows: pd.DataFrame, keys: list[Any]) -> pd.DataFrame:
     """`_SUMS` of ``rows`` in groups by ``keys`` (column names, or index levels by number).
 
@@ -422,6 +430,8 @@ class _Judge:
         self.broken: list[pd.DataFrame] = []
         self.beyond: list[pd.DataFrame] = []
         self.partial: list[pd.DataFrame] = []
+        self.pending: list[dict[str, NDArray[Any]]] = []  # exact values not yet summed
+        self.pending_rows = 0
         self.nearest: dict[str, Any] = {}
         self._nearest_deviation = -math.inf
 
@@ -434,14 +444,20 @@ class _Judge:
         such cell is kept). A mean over parameters needs every value.
         """
         claim = self.claim
-        present = [group.values[m][claim.measure] for m in claim.methods
-                   if m in group.values and claim.measure in group.values[m]]
-        if (claim.mean_over or claim.measure in CONDITIONAL or not present
-                or (isinstance(claim.target, str) and claim.target not in (
-                    *group.shared, *group.axes))):
+        # in the group's order of methods, as its rows come
+        methods = [m for m in group.values
+                   if m in claim.methods and claim.measure in group.values[m]]
+        present = [group.values[m][claim.measure] for m in methods]
+        params = {*group.shared, *group.axes}
+        if (claim.measure in CONDITIONAL or not present
+                or (isinstance(claim.target, str) and claim.target not in params)
+                or (claim.mean_over and not set(self._keys()[1:]) <= params)):
             return chosen
         target = (group.column(claim.target)[chosen].astype(float)
                   if isinstance(claim.target, str) else np.full(chosen.size, claim.target))
+        if claim.mean_over:
+            self._exact_sums(group, chosen, methods, present, target)
+            return chosen[:0]
         keep = np.zeros(chosen.size, dtype=bool)
         for values in present:
             deviation = _deviation(claim, values[chosen], target)
@@ -501,6 +517,61 @@ class _Judge:
         rows = as_text(rows).assign(**mean_terms(rows["value"], rows["mcse"]),
                                     null=rows["null"] ** 2, inverse=inverse, count=1)
         return _summed(rows, self._keys())
+
+    def _exact_sums(self, group: PackedGroup, chosen: NDArray[np.intp], methods: list[str],
+                    values: list[NDArray[np.float64]], target: NDArray[np.float64]) -> None:
+        """Keep a packed group's exact values in the cells ``chosen`` for `_flush` (its keys,
+        in order of first appearance, and each row's key)."""
+        keys = self._keys()[1:]
+        k = len(methods)
+        code = np.zeros(chosen.size, dtype=np.int64)
+        for name in keys:
+            levels, codes = group.coded(name)
+            code = code * len(levels) + codes[chosen]
+        # the rows come cell by cell, each cell's methods in turn, as in `StudyResult.frames`
+        row = np.repeat(code, k) * k + np.tile(np.arange(k), chosen.size)
+        _, first, inverse = np.unique(row, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        shown = first[order]  # each key's first row: its cell and method
+        self.pending.append({
+            "key": rank[inverse], "value": np.stack([v[chosen] for v in values], axis=1).ravel(),
+            "target": np.repeat(target, k),
+            "method": np.asarray(methods, dtype=object)[shown % k],
+            **{name: group.column(name)[chosen[shown // k]] for name in keys}})
+        self.pending_rows += row.size
+        if self.pending_rows >= _BATCH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        """`_sums` of the kept exact values: pandas' grouped (compensated) sums of the same
+        values in the same order as from their rows, so the means have the same bits. An
+        exact value has MCSE 0 and no replicates: its squared MCSE, null SE and inverse
+        replicates add 0."""
+        if not self.pending:
+            return
+        pending, self.pending, self.pending_rows = self.pending, [], 0
+        offsets = np.cumsum([0, *(len(p["method"]) for p in pending[:-1])])
+        value = np.concatenate([p["value"] for p in pending])
+        sums = pd.DataFrame({
+            "key": np.concatenate([p["key"] + o for p, o in zip(pending, offsets, strict=True)]),
+            "value": value, "target": np.concatenate([p["target"] for p in pending]),
+            "undefined": np.isnan(value)}).groupby("key", sort=False).agg(
+            weighted_sum=("value", "sum"), target=("target", "sum"),
+            cells=("value", "size"), undefined_cells=("undefined", "sum"))
+        index = pd.DataFrame({name: _typed(np.concatenate([p[name] for p in pending]))
+                              for name in self._keys()})
+        cells = sums["cells"].to_numpy(np.int64)
+        frame = pd.DataFrame({
+            "weight_sum": cells.astype(float), "weighted_sum": sums["weighted_sum"].to_numpy(),
+            "square_sum": 0.0, "cells": cells,
+            "undefined_cells": sums["undefined_cells"].to_numpy(np.int64),
+            "unknown_cells": np.zeros(cells.size, dtype=np.int64), "count": cells,
+            "null": 0.0, "target": sums["target"].to_numpy(), "inverse": 0.0,
+            "n_replicates": np.nan, "error": pd.array([""] * cells.size, dtype="str")})
+        frame.index = pd.MultiIndex.from_frame(as_text(index))
+        self.partial.append(frame)
 
     def _means(self) -> pd.DataFrame:
         """The means over ``mean_over`` (`studies.engine.means`: an undefined value makes its
@@ -595,6 +666,7 @@ class _Judge:
     def verdict(self, familywise_error: float) -> Verdict:
         """The verdict on every row taken, at the claim's own rate or ``familywise_error``."""
         claim = self.claim
+        self._flush()
         if self.partial:
             self._judge(self._means(), self._keys()[1:])
         if not self.compared:

@@ -124,10 +124,10 @@ class PackedGroup:
 
         A parameter holding lists gives an object array of those lists.
         """
-        levels, codes = self._coded(name)
+        levels, codes = self.coded(name)
         return levels[codes]
 
-    def _coded(self, name: str) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    def coded(self, name: str) -> tuple[NDArray[Any], NDArray[np.intp]]:
         """Parameter ``name`` as its distinct values and each cell's index into them."""
         if name in self.shared:
             return _levels([self.shared[name]]), np.zeros(self.size, dtype=np.intp)
@@ -172,7 +172,7 @@ class PackedGroup:
         columns: dict[str, Any] = {"study": (_levels([self.study]), np.zeros(size * k, np.intp)),
                                    "position": np.repeat(self.positions[chosen], k)}
         for name in [*self.shared, *self.axes]:
-            levels, codes = self._coded(name)
+            levels, codes = self.coded(name)
             columns[name] = (levels, np.repeat(codes[chosen], k))
         tiled = np.tile(np.arange(k), size)
         columns["method"] = (np.array([p[0] for p in pieces], dtype=str), tiled)
@@ -303,7 +303,8 @@ def group_regions(groups: Sequence[PackedGroup], where: str) -> list[NDArray[np.
     """
     if not where:
         return [np.ones(g.size, dtype=bool) for g in groups]
-    shapes, frames = [], []
+    shapes: list[list[int]] = []
+    parts: list[dict[str, Any]] = []
     for group in groups:
         names = _referenced(where, [*group.shared, *group.axes])
         read = [name for name in group.axes if name in names]
@@ -314,11 +315,10 @@ def group_regions(groups: Sequence[PackedGroup], where: str) -> list[NDArray[np.
                  for k in group.shared if k in names]
         coded += [(k, _levels(group.axes[k]), index.ravel())
                   for k, index in zip(read, grids, strict=True)]
-        columns = {k: _text(levels, codes) if levels.dtype.kind == "U" else levels[codes]
-                   for k, levels, codes in coded}
-        frames.append(pd.DataFrame(columns, index=pd.RangeIndex(count)))
+        parts.append({k: (levels, codes) if levels.dtype.kind == "U" else levels[codes]
+                      for k, levels, codes in coded})
         shapes.append([len(v) if k in read else 1 for k, v in group.axes.items()])
-    mask = region_mask(pd.concat(frames, ignore_index=True), where) if frames else np.zeros(0)
+    mask = region_mask(_region_frame(parts), where) if parts else np.zeros(0)
     found, start = [], 0
     for group, shape in zip(groups, shapes, strict=True):
         count = math.prod(shape)
@@ -326,6 +326,27 @@ def group_regions(groups: Sequence[PackedGroup], where: str) -> list[NDArray[np.
         found.append(np.broadcast_to(mask[start:start + count].reshape(shape), full).ravel())
         start += count
     return found
+
+
+def _region_frame(parts: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """One frame of the groups' parameter columns, built once (a frame per group costs more
+    than its query). A text column comes as (levels, codes), made into strings once; groups
+    with other parameters are missing in each other's columns."""
+    names = list(dict.fromkeys(k for part in parts for k in part))
+    if any(list(part) != names for part in parts):
+        return pd.concat([_region_frame([part]) for part in parts], ignore_index=True)
+    columns = {}
+    for name in names:
+        found = [part[name] for part in parts]
+        if not all(isinstance(f, tuple) for f in found):
+            columns[name] = np.concatenate([f if not isinstance(f, tuple) else f[0][f[1]]
+                                            for f in found])
+            continue
+        offsets = np.cumsum([0, *(len(f[0]) for f in found[:-1])])
+        columns[name] = _text(np.concatenate([f[0] for f in found]),
+                              np.concatenate([f[1] + o for f, o in zip(found, offsets,
+                                                                       strict=True)]))
+    return pd.DataFrame(columns)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ import math
 import re
 import shlex
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,8 @@ from studies.report.tables import claims_table, headline_table
 from studies.report.tables import summaries as study_summaries
 from studies.suite import SUITE_FALSE_ALARM, claim_false_alarm, study_names
 
-__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "ademp_sections", "study_figure",
-           "untimed", "write_report"]
+__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "PageTables", "ademp_sections",
+           "page_tables", "study_figure", "untimed", "write_report"]
 
 ADEMP: tuple[str, ...] = ("Aims", "Data-generating mechanisms", "Estimands", "Methods",
                           "Performance measures")
@@ -778,12 +779,30 @@ def study_figure(study: Study, result: StudyResult, index: int, *, run_dir: str 
                 run_dir=run_dir, summary=summary if study.summary else None)
 
 
+@dataclass(frozen=True)
+class PageTables:
+    """What a study's page computes from every cell: the results table of a study with a
+    summary of its own (`headline_table`; None for the others, whose summary it is) and the
+    coverage by condition (`_coverage_bands`). Computed apart (`page_tables`), in another
+    process while the claims are judged, they are what a full grid's page costs."""
+
+    headline: list[dict[str, Any]] | None
+    bands: pd.DataFrame
+
+
+def page_tables(study: Study, result: StudyResult) -> PageTables:
+    """The `PageTables` of ``study``'s page for ``result``."""
+    return PageTables(headline_table(result) if study.summary else None,
+                      _coverage_bands(result))
+
+
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                 meta: Mapping[str, Any], prov: Mapping[str, str], reproduce: str, out: Path,
                 run_dir: Path, written: dict[str, str],
                 summary_rows: Sequence[Mapping[str, Any]] | None,
-                drawn: Sequence[str] | None) -> dict[str, Any]:
+                drawn: Sequence[str] | None, tables: PageTables | None) -> dict[str, Any]:
     name = study.name
+    tables = tables if tables is not None else page_tables(study, result)
     doc = study.ademp
     sections = ademp_sections(doc)
     found = list(summary_rows) if summary_rows is not None else \
@@ -799,14 +818,14 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                         "file": f"figures/{name}-{index}.svg"})
     summary = _readable(pd.DataFrame.from_records(found)) if study.summary else pd.DataFrame()
     claims = _claims_frame(name, verdicts)
-    results = _results_frame(headline_table(result) if study.summary else found)
+    results = _results_frame(tables.headline if tables.headline is not None else found)
     failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
     # decided claims first, then the study's own findings, then the claims not run here
     sentences = [claim_finding(v) for v in verdicts if v.status != NOT_RUN]
     if study.findings is not None:
         sentences += list(study.findings(result, found))
     sentences += [claim_finding(v) for v in verdicts if v.status == NOT_RUN]
-    bands = _coverage_bands(result)
+    bands = tables.bands
     band_texts = band_verdicts = pd.DataFrame()
     if not bands.empty:
         band_texts, band_verdicts = _bands_pivot(bands)
@@ -946,9 +965,9 @@ def _page_task(page: tuple[Any, ...]) -> tuple[dict[str, Any], dict[str, str]]:
     """`_study_page` of ``page`` (its arguments but ``written``), as a task of its own: its
     index row and the files it wrote."""
     written: dict[str, str] = {}
-    study, result, verdicts, meta, prov, reproduce, out, run_dir, summary, drawn = page
+    study, result, verdicts, meta, prov, reproduce, out, run_dir, summary, drawn, tables = page
     row = _study_page(study, result, verdicts, meta, prov, reproduce, out, run_dir, written,
-                      summary, drawn)
+                      summary, drawn, tables)
     return row, written
 
 
@@ -959,6 +978,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
                  summaries: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
                  comparison: Comparison | None = None,
                  figures: Mapping[str, Sequence[str]] | None = None,
+                 tables: Mapping[str, PageTables] | None = None,
                  pool: cf.Executor | None = None) -> Path:
     """Write the report of a run (see the module docstring); returns ``index.html``'s path.
 
@@ -984,6 +1004,9 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     figures : mapping of str to sequence of str, optional
         Studies' figures drawn already (`study_figure`, in other processes while the run
         went on), in order; the others are drawn here.
+    tables : mapping of str to PageTables, optional
+        Studies' `page_tables` computed already (in other processes); the others are
+        computed here.
     pool : concurrent.futures.Executor, optional
         Local worker processes to write the study pages and ``results.csv`` in, side by side.
     """
@@ -1001,7 +1024,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     written: dict[str, str] = {}
     pages = [(s, results[s.name], verdicts.get(s.name, ()), meta, prov,
               _reproduce(meta, [s.name], f"reports/{s.name}", known), target.resolve(),
-              run_dir.resolve(), (summaries or {}).get(s.name), (figures or {}).get(s.name))
+              run_dir.resolve(), (summaries or {}).get(s.name), (figures or {}).get(s.name),
+              (tables or {}).get(s.name))
              for s in studies if s.name in results]
     # the pages are the same bytes from any process: written side by side where there is a pool
     rows = []

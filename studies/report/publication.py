@@ -69,7 +69,8 @@ from studies.engine.reading import StoredArrays, StoredRun, read_run
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
 from studies.report.figures import SUMMARY_KINDS
-from studies.report.pages import study_figure, write_report
+from studies.report.pages import PageTables, page_tables, study_figure, write_report
+from studies.report.tables import summaries as study_summaries
 from studies.report.tables import write_tables
 from studies.suite import claim_false_alarm, get_study, study_names
 
@@ -159,43 +160,74 @@ def _baseline(baseline: str | os.PathLike[str] | Results | None) -> Results | No
         raise ValueError(f"`baseline`: {error}") from None
 
 
-class _Drawing:
-    """Draws finished studies' figures in local worker processes while the run goes on.
+class _SideWork:
+    """A finished study's claims, page tables and figures, computed in local worker
+    processes while this one writes the study's summary (and the run goes on).
 
-    Figures are most of a report's cost (matplotlib lays out every panel): drawn as each
-    study finishes, one figure per task in ``workers`` processes beside the run's own, they
-    share the cores with the run instead of following it. Packed groups (an exact grid of up
-    to millions of cells) go as references to their run store (`StoredArrays`), read where
-    they are drawn; a study whose groups are held in memory is drawn in this process at the
-    end, since sending them would copy them. The SVG text is the same in any process.
+    Each of them reads every cell: on a full grid of packed groups they are most of a
+    report's cost. Sent to ``workers`` processes beside this one, one task each, they share
+    the cores instead of following one another. Packed groups go as references to their run
+    store (`StoredArrays`), read where they are used; a study whose groups are held in
+    memory, or that has plain cells only, is judged and drawn in this process, since sending
+    it would copy it. Verdicts, tables and SVG text are the same in any process.
     """
 
     def __init__(self, workers: int) -> None:
         self._workers = workers
         self._pool: cf.ProcessPoolExecutor | None = None
+        self._verdicts: dict[str, cf.Future[dict[str, tuple[Verdict, ...]]]] = {}
+        self._tables: dict[str, cf.Future[PageTables]] = {}
         self._drawn: dict[str, list[cf.Future[str]]] = {}
 
-    def submit(self, study: Study, result: StudyResult, run_dir: Path,
-               summary: Sequence[Mapping[str, Any]] | None) -> None:
-        held = any(not isinstance(group.values, StoredArrays) for group in result.groups)
-        if self._workers <= 1 or held or not study.figures:
-            return
+    def _sent(self, result: StudyResult) -> cf.ProcessPoolExecutor | None:
+        """The pool to send ``result`` to (None: it stays in this process)."""
+        if self._workers <= 1 or not result.groups or any(
+                not isinstance(group.values, StoredArrays) for group in result.groups):
+            return None
         if self._pool is None:
             self._pool = process_pool(self._workers)
+        return self._pool
+
+    def start(self, study: Study, result: StudyResult, grid: str | None) -> None:
+        """Judge the study's claims and compute its page tables in the pool, if it goes."""
+        pool = self._sent(result)
+        if pool is None:
+            return
+        self._verdicts[study.name] = pool.submit(judge, {study.name: result}, [study], grid)
+        self._tables[study.name] = pool.submit(page_tables, study, result)
+
+    def draw(self, study: Study, result: StudyResult, run_dir: Path,
+             summary: Sequence[Mapping[str, Any]] | None) -> None:
+        """Draw the study's figures in the pool, if it goes."""
+        pool = self._sent(result) if study.figures else None
+        if pool is None:
+            return
         # an absolute path: the pool's processes keep the directory they started in
         self._drawn[study.name] = [
-            self._pool.submit(study_figure, study, result, index, run_dir=run_dir.resolve(),
-                              summary=None if summary is None else list(summary))
+            pool.submit(study_figure, study, result, index, run_dir=run_dir.resolve(),
+                        summary=None if summary is None else list(summary))
             for index in range(1, len(study.figures) + 1)]
 
+    def verdicts(self, results: Mapping[str, StudyResult], studies: Sequence[Study],
+                 grid: str | None) -> dict[str, tuple[Verdict, ...]]:
+        """Each study's verdicts: from the pool (waiting for them), or judged here."""
+        found = {name: self._verdicts[name].result()[name] for name in results
+                 if name in self._verdicts}
+        here = {name: result for name, result in results.items() if name not in found}
+        return {**found, **judge(here, studies, grid)} if here else found
+
+    def tables(self) -> dict[str, PageTables]:
+        """Every sent study's page tables (waiting for them)."""
+        return {name: future.result() for name, future in self._tables.items()}
+
     def figures(self) -> dict[str, list[str]]:
-        """Every submitted study's figures (waiting for them)."""
+        """Every sent study's figures (waiting for them)."""
         return {name: [future.result() for future in futures]
                 for name, futures in self._drawn.items()}
 
     @property
     def pool(self) -> cf.ProcessPoolExecutor | None:
-        """The processes, when figures were drawn in them (None: none were started)."""
+        """The processes, when work was sent to them (None: none were started)."""
         return self._pool
 
     def close(self) -> None:
@@ -206,15 +238,14 @@ class _Drawing:
 
 def _finish(run: StoredRun, studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]],
             summaries: Mapping[str, Sequence[Mapping[str, Any]]], baseline: Results | None,
-            out: Path | None, unknown: Sequence[str],
-            figures: Mapping[str, Sequence[str]] | None = None,
-            pool: cf.Executor | None = None) -> Publication:
+            out: Path | None, unknown: Sequence[str], side: _SideWork) -> Publication:
     """Compare with the baseline and write the report: what both entry points end with."""
     ordered = {name: tuple(verdicts[name]) for name in run.results if name in verdicts}
     comparison = (compare(baseline, load_results(run, verdicts=ordered))
                   if baseline is not None else None)
     index = write_report(run, studies, run.results, ordered, out=out, summaries=summaries,
-                         comparison=comparison, figures=figures, pool=pool)
+                         comparison=comparison, figures=side.figures(), tables=side.tables(),
+                         pool=side.pool)
     return Publication(run, tuple(studies), ordered, comparison, index, tuple(unknown))
 
 
@@ -248,28 +279,41 @@ def publish(run_dir: str | os.PathLike[str] | StoredRun, studies: Sequence[Study
     else:
         chosen = list(studies)
     found = [s for s in chosen if s.name in stored.results]
-    # figures drawn in other processes while this one judges: those that do not draw the
-    # summary at once, the others once the summary is written
-    later = {s.name for s in found if any(f.kind in SUMMARY_KINDS for f in s.figures)}
-    drawing = _Drawing(os.cpu_count() or 1)
+    target = Path(out) if out is not None else stored.directory
+    side = _SideWork(os.cpu_count() or 1)
     try:
-        for study in found:
-            if study.name not in later:
-                drawing.submit(study, stored.results[study.name], stored.directory, None)
-        verdicts = judge(stored.results, chosen, _grid_name(stored))
-        target = Path(out) if out is not None else stored.directory
-        target.mkdir(parents=True, exist_ok=True)
-        summaries = write_tables({k: v for k, v in stored.results.items() if k in verdicts},
-                                 target, chosen, verdicts)
-        for study in found:
-            if study.name in later:
-                drawing.submit(study, stored.results[study.name], stored.directory,
-                               summaries.get(study.name))
+        verdicts, summaries = _judged(stored.results, found, _grid_name(stored), target, side)
         return _finish(stored, chosen, verdicts, summaries, base,
-                       Path(out) if out is not None else None, unknown, drawing.figures(),
-                       drawing.pool)
+                       Path(out) if out is not None else None, unknown, side)
     finally:
-        drawing.close()
+        side.close()
+
+
+def _judged(results: Mapping[str, StudyResult], studies: Sequence[Study], grid: str | None,
+            target: Path, side: _SideWork
+            ) -> tuple[dict[str, tuple[Verdict, ...]], dict[str, list[dict[str, Any]]]]:
+    """Judge finished studies and write their tables, their figures drawn beside.
+
+    Claims, page tables and the figures that do not draw the summary go to the worker
+    processes first; the summaries are computed here meanwhile; the figures that draw the
+    summary go once it is written.
+    """
+    by_name = {s.name: s for s in studies}
+    chosen = {name: result for name, result in results.items() if name in by_name}
+    later = {name for name in chosen
+             if any(f.kind in SUMMARY_KINDS for f in by_name[name].figures)}
+    for name, result in chosen.items():
+        side.start(by_name[name], result, grid)
+    for name, result in chosen.items():
+        if name not in later:
+            side.draw(by_name[name], result, target, None)
+    rows = study_summaries(chosen, studies)
+    verdicts = side.verdicts(chosen, studies, grid)
+    target.mkdir(parents=True, exist_ok=True)
+    write_tables(chosen, target, studies, verdicts, rows=rows)
+    for name in later:
+        side.draw(by_name[name], chosen[name], target, rows.get(name))
+    return verdicts, rows
 
 
 def _command(studies: Sequence[Study | str], grid: str | Grid, rng: Any, out: Path,
@@ -341,17 +385,14 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
     summaries: dict[str, list[dict[str, Any]]] = {}
     grid_name = grid if isinstance(grid, str) else None
 
-    by_name = {study.name: study for study in chosen}
-    # figures drawn beside the run on local workers; on a cluster or in process, at the end
-    drawing = _Drawing(0 if scheduler is not None else workers or os.cpu_count() or 1)
+    # claims, tables and figures beside the run in local processes, one per core (the run's
+    # own workers are idle once its last study is finished); on a cluster, in this process
+    side = _SideWork(0 if scheduler is not None else os.cpu_count() or 1)
 
     def finished(found: RunResults) -> None:
-        judged = judge(found, chosen, grid_name)
+        judged, written = _judged(found, chosen, grid_name, target, side)
         verdicts.update(judged)
-        written = write_tables(found, target, chosen, judged)
         summaries.update(written)
-        for name, result in found.items():
-            drawing.submit(by_name[name], result, target, written.get(name))
 
     if command is None:
         command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
@@ -361,6 +402,6 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
                       out=target, resume=resume, methods=methods, on_cell=on_cell,
                       on_task=on_task, on_study=finished, command=command)
         return _finish(read_run(target, results=results), chosen, verdicts, summaries, base,
-                       None, (), drawing.figures(), drawing.pool)
+                       None, (), side)
     finally:
-        drawing.close()
+        side.close()

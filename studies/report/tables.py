@@ -140,7 +140,8 @@ def claims_table(study: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
 
 def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
                  studies: Sequence[Study] = (),
-                 verdicts: Mapping[str, Sequence[Verdict]] | None = None
+                 verdicts: Mapping[str, Sequence[Verdict]] | None = None, *,
+                 rows: Mapping[str, list[dict[str, Any]]] | None = None
                  ) -> dict[str, list[dict[str, Any]]]:
     """Write each study's tables into ``directory`` (see the module docstring).
 
@@ -154,6 +155,9 @@ def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
         The studies run, for their ``summary`` (default `headline_table`).
     verdicts : mapping of str to sequence of Verdict, optional
         Each study's verdicts (`studies.engine.evaluate_claims`), written as its claims table.
+    rows : mapping of str to list of dict, optional
+        Each study's summary rows (`summaries`) computed already; the others are computed
+        here.
 
     Returns
     -------
@@ -161,7 +165,9 @@ def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
         Each study's summary rows (`summaries`), for the report to reuse.
     """
     directory = Path(directory)
-    found = summaries(results, studies)
+    given = rows or {}
+    computed = summaries({k: v for k, v in results.items() if k not in given}, studies)
+    found = {k: list(given[k]) if k in given else computed[k] for k in results}
     for name, result in results.items():
         _write_summary(directory, name, found[name])
         if not result.groups:

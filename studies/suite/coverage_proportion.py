@@ -26,7 +26,11 @@ Methods
     ``wilson``, ``wilsoncc`` (as ``scipy:<name>``). statsmodels' ``binom_test`` method is in
     `PEER_METHODS` but not in the study: it inverts scipy's two-sided test by a root search per
     count (50-70 ms per (x, n)), about 21 core-hours on the full grid; run it on a small grid
-    with a patched study. A user method (``--method module:callable``) has the signature
+    with a patched study. On the full grid statsmodels' intervals run at every ``n`` up to 30
+    and at the multiples of 10 above (127 of the 1,000 values of ``n``; `applies`): their
+    formulas do not change with ``n``, and where they differ from ours it shows at small
+    ``n``; the audit then costs a tenth of running them everywhere. A user method
+    (``--method module:callable``) has the signature
     ``ci(successes, trials, *, confidence_level, alternative) -> (low, high)`` with
     ``successes`` an int array, ``trials`` an int and ``alternative`` in {"two-sided",
     "greater", "less"} (``"greater"``: lower bound, high = 1).
@@ -41,13 +45,14 @@ Methods
       and the upper to 1 at x = n. Its interval at x = 0 then misses every ``p`` below that
       quantile (9.3e-5 at n = 5, 4.9e-7 at n = 1000, 95% two-sided), so its coverage tends
       to 0 as p -> 0 (0.0 at n = 5, p = 1e-5, where ours is 0.99995), and likewise as
-      p -> 1. On the full grid this shows in 66 of the 9,000,000 cells, all with n <= 15
+      p -> 1. On the full grid this shows in 66 of its cells, all with n <= 15
       and p within 0.0055 of 0 or 1 (90% and 95%; at 99% the quantile lies below the grid):
       statsmodels' coverage there is 0 (n = 1, p = 0.0005, 90%: ours 0.9995). Elsewhere
       the two differ in width only (by at most 0.0062).
     * statsmodels ``normal``, ``agresti_coull``, ``wilson`` and ``beta`` and scipy ``exact``
       and ``wilson`` agree with ours up to rounding (the same formulas and clipping): on the
-      full grid the statsmodels coverages equal ours in every cell and the widths to 6e-16.
+      full grid the statsmodels coverages equal ours in every cell they run in and the widths
+      to 6e-16.
     * scipy ``wilsoncc`` is the continuity-corrected score interval as scipy writes it; ours
       (``wilson-cc``) is Newcombe's (1998) method 4. scipy has no Jeffreys or Agresti-Coull.
 
@@ -123,12 +128,14 @@ from studies.suite.binomial_coverage import enumerate_outcomes, generate, truth
 
 __all__ = [
     "ALTERNATIVES",
+    "AUDIT_SMALL_N",
     "LEVELS",
     "N_BANDS",
     "PEER_METHODS",
     "STUDY",
     "CellCoverage",
     "MethodSummary",
+    "applies",
     "exact_coverage",
     "interval_methods",
     "select",
@@ -559,6 +566,21 @@ def _grid(ns: Iterable[int], points: int, seconds: float,
                 methods=None if methods is None else tuple(methods), task_seconds=seconds)
 
 
+AUDIT_SMALL_N = 30  # statsmodels' intervals run at every n up to this, then at multiples of 10
+
+
+def applies(method: str, params: Params) -> bool:
+    """Whether ``method`` runs in the cell: ours everywhere; the statsmodels audit at every
+    ``n`` up to `AUDIT_SMALL_N` and at the multiples of 10 above (on the full grid 127 of
+    its 1,000 values of ``n``, a tenth of the audit's cost; every ``n`` of the quick grid).
+
+    The audit checks the peer's formulas against ours; they do not change with ``n``, and
+    where they differ (Jeffreys at x = 0 and x = n) it shows at small ``n``.
+    """
+    n = int(params["n"])
+    return not method.startswith("statsmodels:") or n <= AUDIT_SMALL_N or n % 10 == 0
+
+
 def _vectorised_methods() -> list[str]:
     """Ours and the array-valued peers: scipy's per-count intervals are too slow for 9M cells."""
     return [name for name in interval_methods() if not name.startswith("scipy:")]
@@ -637,6 +659,7 @@ STUDY = Study(
     estimates_depend_on=("n", "confidence_level", "alternative"),
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
+    applies=applies,
     pack_groups=True,
     method_parameters=("confidence_level", "alternative"),
     summary=summary_table,
