@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -188,6 +189,16 @@ class _SideWork:
             self._pool = process_pool(self._workers)
         return self._pool
 
+    def warm(self, studies: Sequence[Study]) -> None:
+        """Start the processes now, in the background, when a study stores packed groups
+        (starting them takes about a second each, which would otherwise come after its
+        last cell)."""
+        if self._workers <= 1 or not any(s.pack_groups for s in studies):
+            return
+        self._pool = pool = self._pool or process_pool(self._workers)
+        threading.Thread(target=_spawn, args=(pool, self._workers), daemon=True,
+                         name="start-side-work").start()
+
     def start(self, study: Study, result: StudyResult, grid: str | None) -> None:
         """Judge the study's claims and compute its page tables in the pool, if it goes."""
         pool = self._sent(result)
@@ -234,6 +245,15 @@ class _SideWork:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _spawn(pool: cf.ProcessPoolExecutor, count: int) -> None:
+    """Start ``count`` processes of ``pool`` (one per task it has to hand: none waits)."""
+    try:
+        for _ in range(count):
+            pool.submit(int)
+    except RuntimeError:  # closed first: the run failed at once
+        pass
 
 
 def _finish(run: StoredRun, studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]],
@@ -398,6 +418,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
                            resume)
     try:
+        side.warm(chosen)
         results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
                       out=target, resume=resume, methods=methods, on_cell=on_cell,
                       on_task=on_task, on_study=finished, command=command)
