@@ -646,7 +646,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 STUDY = Study(
     name="coverage_proportion",
     ademp=__doc__,
-    version="2",
+    version="3",
     grids={
         "quick": _grid([5, 10, 20, 30, 50, 100], 99, 1.3),
         "full": _grid(range(1, 1001), 1000, 0.2, _vectorised_methods()),
