@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import os
+import pickle
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -180,10 +181,15 @@ class _SideWork:
         self._tables: dict[str, cf.Future[PageTables]] = {}
         self._drawn: dict[str, list[cf.Future[str]]] = {}
 
-    def _sent(self, result: StudyResult) -> cf.ProcessPoolExecutor | None:
-        """The pool to send ``result`` to (None: it stays in this process)."""
+    def _sent(self, study: Study, result: StudyResult) -> cf.ProcessPoolExecutor | None:
+        """The pool to send ``study``'s ``result`` to (None: it stays in this process, as does
+        a study that cannot be pickled: one holding a local function, run in process)."""
         if self._workers <= 1 or not result.groups or any(
                 not isinstance(group.values, StoredArrays) for group in result.groups):
+            return None
+        try:
+            pickle.dumps(study)
+        except Exception:  # pickling fails with many exception types
             return None
         if self._pool is None:
             self._pool = process_pool(self._workers)
@@ -201,7 +207,7 @@ class _SideWork:
 
     def start(self, study: Study, result: StudyResult, grid: str | None) -> None:
         """Judge the study's claims and compute its page tables in the pool, if it goes."""
-        pool = self._sent(result)
+        pool = self._sent(study, result)
         if pool is None:
             return
         self._verdicts[study.name] = pool.submit(judge, {study.name: result}, [study], grid)
@@ -210,7 +216,7 @@ class _SideWork:
     def draw(self, study: Study, result: StudyResult, run_dir: Path,
              summary: Sequence[Mapping[str, Any]] | None) -> None:
         """Draw the study's figures in the pool, if it goes."""
-        pool = self._sent(result) if study.figures else None
+        pool = self._sent(study, result) if study.figures else None
         if pool is None:
             return
         # an absolute path: the pool's processes keep the directory they started in
