@@ -78,23 +78,25 @@ Performance measures
 
 Cost
     Quick grid: 1.7 s of computing on one core. Full grid (1 000 groups stored packed,
-    ``pack_groups``: one row of arrays per ``n``, 16 bytes per cell and method, a 1.8 GB
-    store): 259 s on 1 worker with its claims, tables and report, at a peak of 0.9 GB
-    (2026-11-28, this project's 2-core machine; `benchmarks/RESULTS.md`, "Full suite"); its
-    judging and report read back from the store (`evalcert study report`) take 45 s at a
-    peak of 0.9 GB. Judging and reporting read the groups' arrays from the store a part of
-    the grid at a time, and build tidy rows only for the cells, methods and measures each
-    claim, table and figure reads (`StudyResult.frames`, ``where``). The groups' computing
-    (their CPU seconds on one core, summed over the 1 000 groups from timed groups, measured
-    on 2026-11-28 with the machine shared: 160-190 s) splits into ours' intervals, about 32 s
-    (wilson-cc, Clopper-Pearson, Jeffreys and mid-p run their lower-bound kernel once for
-    both ends, their failure counts ``n - x`` being the counts reversed; once per end, they
-    would take 48 s; mid-p's root search is half of it); statsmodels' intervals, about 29 s
-    (mostly its beta quantiles); the coverage runs and expected widths of the 12 methods at
-    each level and side, about 40 s (5/12 of it statsmodels'); the probability matrices and
-    cumulative sums, about 12 s; and the engine's handling of each group, method, level and
-    side. It runs ours and statsmodels' intervals (``Grid.methods``); scipy's are audited on
-    the quick grid only: its interval is a scalar root search per count (1.7 ms per exact
+    ``pack_groups``: one row of arrays per ``n``, 16 bytes per cell and method, a 1.2 GB
+    store): 140-160 s on 1 worker with its claims, tables and report (six runs on
+    2026-11-28, this project's 2-core machine, whose speed varied by about 15% between
+    them; `benchmarks/RESULTS.md`, "Full grid of coverage_proportion"), 109 s on 2 workers;
+    judging and reporting it again from the store (`evalcert study report`) take 22-28 s.
+    The groups take 104-120 s of that; each group's commit to the store about 16 ms more (on
+    1 worker the run is one process); the claims, page tables and figures are computed in
+    worker processes while the summary is written (`studies.report.publication`). Judging
+    and reporting read the groups' arrays from the store a part of the grid at a time, only
+    the rows each reader asks for, and build tidy rows only for the cells, methods and
+    measures each claim, table and figure reads (`StudyResult.frames`, ``where``; a claim on
+    exact values only for those that can change its verdict). A group's computing splits
+    into ours' intervals (wilson-cc, Clopper-Pearson, Jeffreys and mid-p run their
+    lower-bound kernel once for both ends, their failure counts ``n - x`` being the counts
+    reversed; mid-p's root search is about half of ours), the coverage runs and expected
+    widths of each method at each level and side (a dot product per value of ``p``, about a
+    sixth of the group), the probability matrices and cumulative sums, and statsmodels'
+    intervals where they run (about 28% of an audited group). scipy's intervals are audited
+    on the quick grid only: each is a scalar root search per count (1.7 ms per exact
     interval at n = 500), which would make the full grid about 3 core-hours.
 
 References
