@@ -53,8 +53,9 @@ def test_a_moved_store_is_a_clear_error(tmp_path):
     run([study], rng=3, workers=1, out=tmp_path / "run")
     group = read_run(tmp_path / "run").results[study.name].groups[0]
     (tmp_path / "run").rename(tmp_path / "moved")
-    with pytest.raises(ValueError, match="no longer exists"):
+    with pytest.raises(ValueError, match="no longer exists") as raised:
         dict(group.values)
+    assert "damaged" not in str(raised.value)  # moved, not damaged
 
 
 def test_a_store_named_by_a_relative_path_is_read_from_anywhere(tmp_path, monkeypatch):

@@ -100,7 +100,8 @@ class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
                           f"{key!r} cannot be read: {type(error).__name__}: {error}") from None
 
     def _layout(self) -> _Layout:
-        return self._read(lambda: _layout(*self._checked()))
+        checked = self._checked()  # a store moved away is not a damaged one
+        return self._read(lambda: _layout(*checked))
 
     def row(self, method: str, measure: str) -> NDArray[np.float64]:
         """The values of ``method``'s ``measure`` in every cell (read-only)."""
