@@ -315,10 +315,10 @@ def group_regions(groups: Sequence[PackedGroup], where: str) -> list[NDArray[np.
                  for k in group.shared if k in names]
         coded += [(k, _levels(group.axes[k]), index.ravel())
                   for k, index in zip(read, grids, strict=True)]
-        parts.append({k: (levels, codes) if levels.dtype.kind == "U" else levels[codes]
-                      for k, levels, codes in coded})
+        parts.append({k: (levels, codes) for k, levels, codes in coded})
         shapes.append([len(v) if k in read else 1 for k, v in group.axes.items()])
-    mask = region_mask(_region_frame(parts), where) if parts else np.zeros(0)
+    # one frame for all the groups: a frame per group costs more than its query
+    mask = region_mask(_joined(parts), where) if parts else np.zeros(0)
     found, start = [], 0
     for group, shape in zip(groups, shapes, strict=True):
         count = math.prod(shape)
@@ -326,27 +326,6 @@ def group_regions(groups: Sequence[PackedGroup], where: str) -> list[NDArray[np.
         found.append(np.broadcast_to(mask[start:start + count].reshape(shape), full).ravel())
         start += count
     return found
-
-
-def _region_frame(parts: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """One frame of the groups' parameter columns, built once (a frame per group costs more
-    than its query). A text column comes as (levels, codes), made into strings once; groups
-    with other parameters are missing in each other's columns."""
-    names = list(dict.fromkeys(k for part in parts for k in part))
-    if any(list(part) != names for part in parts):
-        return pd.concat([_region_frame([part]) for part in parts], ignore_index=True)
-    columns = {}
-    for name in names:
-        found = [part[name] for part in parts]
-        if not all(isinstance(f, tuple) for f in found):
-            columns[name] = np.concatenate([f if not isinstance(f, tuple) else f[0][f[1]]
-                                            for f in found])
-            continue
-        offsets = np.cumsum([0, *(len(f[0]) for f in found[:-1])])
-        columns[name] = _text(np.concatenate([f[0] for f in found]),
-                              np.concatenate([f[1] + o for f, o in zip(found, offsets,
-                                                                       strict=True)]))
-    return pd.DataFrame(columns)
 
 
 @dataclass(frozen=True)
@@ -529,11 +508,13 @@ def _levels(values: Sequence[Any]) -> NDArray[Any]:
     return found
 
 
-def _packed_frame(parts: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The tidy rows of packed groups from their `PackedGroup._columns`, in one frame."""
+def _joined(parts: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """One frame of packed groups' columns: each an array, or its distinct values and each
+    row's index into them (joined without building the values per group); groups with other
+    parameters are missing in each other's columns."""
     names = list(parts[0])
     if any(list(part) != names for part in parts[1:]):  # groups with other parameters
-        return pd.concat([_packed_frame([part]) for part in parts], ignore_index=True)
+        return pd.concat([_joined([part]) for part in parts], ignore_index=True)
     columns: dict[str, Any] = {}
     for name in names:
         found = [part[name] for part in parts]
@@ -545,12 +526,18 @@ def _packed_frame(parts: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         codes = np.concatenate([f[1] + offset for f, offset in zip(found, offsets, strict=True)])
         # strings with the dtype pandas infers from Python strings, built from the few levels
         columns[name] = _text(levels, codes) if levels.dtype.kind == "U" else levels[codes]
-    rows = len(columns["value"])
-    columns["mcse"] = 0.0
-    columns["path"] = _text(["exact"], np.zeros(rows, np.intp))
-    columns["n_replicates"] = pd.arrays.IntegerArray(  # missing: the exact path
-        np.zeros(rows, dtype=np.int64), np.ones(rows, dtype=bool))
     return pd.DataFrame(columns)
+
+
+def _packed_frame(parts: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The tidy rows of packed groups from their `PackedGroup._columns`, in one frame."""
+    frame = _joined(parts)
+    rows = len(frame)
+    frame["mcse"] = 0.0
+    frame["path"] = _text(["exact"], np.zeros(rows, np.intp))
+    frame["n_replicates"] = pd.arrays.IntegerArray(  # missing: the exact path
+        np.zeros(rows, dtype=np.int64), np.ones(rows, dtype=bool))
+    return frame
 
 
 def _cells_frame(study: str, cells: Sequence[CellResult],
