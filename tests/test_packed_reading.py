@@ -199,3 +199,59 @@ def test_batches_hold_their_groups_arrays_and_cover_the_result(stored):
     joined = StudyResult(from_store.study, groups=tuple(g for p in parts for g in p.groups),
                          parameters=from_store.parameters)
     pd.testing.assert_frame_equal(joined.to_frame(), in_memory.to_frame())
+
+
+@given(start=st.integers(0, 10**9), size=st.integers(1, 50), gap=st.integers(0, 3))
+@settings(max_examples=60, deadline=None)
+def test_a_group_sent_to_another_process_arrives_whole(start, size, gap):
+    """Groups go to worker processes for judging: consecutive positions travel as a range
+    (a full grid's would be 72 MB of integers), any others as they are."""
+    import pickle
+
+    positions = start + np.arange(size, dtype=np.int64) * (1 + gap)
+    group = PackedGroup("s", "k", {"alternative": "two-sided"}, {"n": list(range(size))},
+                        positions, {"m": {"coverage": np.linspace(0, 1, size)}}, {}, 1.5)
+    sent = pickle.dumps(group)
+    back = pickle.loads(sent)
+    assert back.positions.dtype == np.int64
+    np.testing.assert_array_equal(back.positions, group.positions)
+    np.testing.assert_array_equal(back.values["m"]["coverage"], group.values["m"]["coverage"])
+    assert (back.study, back.key, back.shared, back.axes, back.errors, back.seconds) == (
+        group.study, group.key, group.shared, group.axes, group.errors, group.seconds)
+    if size >= 4:  # a range, not the integers
+        assert (group.positions.tobytes() in sent) == (gap > 0)
+
+
+def test_a_stored_grid_is_sent_as_references_and_shared_axes(stored):
+    """A stored result goes to worker processes as references to its store: its groups'
+    axes, decoded once, are pickled once."""
+    import pickle
+
+    from_store, _ = stored
+    assert all(g.axes is from_store.groups[0].axes for g in from_store.groups
+               if g.axes == from_store.groups[0].axes)
+    back = pickle.loads(pickle.dumps(from_store))
+    pd.testing.assert_frame_equal(back.to_frame(), from_store.to_frame())
+
+
+def test_claims_judged_in_worker_processes_are_those_judged_here(tmp_path, monkeypatch):
+    """A stored grid of packed groups is judged in worker processes, one claim per task:
+    the verdicts, in claim order, are those judged in this process."""
+    from studies.report import publication
+
+    study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True)
+    run([study], rng=3, workers=1, out=tmp_path / "run")
+    stored = read_run(tmp_path / "run")
+    here = publication.judge(stored.results, [study], "quick")[study.name]
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("judged in this process")
+
+    monkeypatch.setattr(publication.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(publication, "judge", not_here)
+    sent = publication.publish(stored, [study], out=tmp_path / "report").verdicts[study.name]
+    assert [v.claim.name for v in sent] == [c.name for c in study.claims]
+    assert [(v.status, v.compared, v.k, v.familywise_error, v.nearest) for v in sent] == [
+        (v.status, v.compared, v.k, v.familywise_error, v.nearest) for v in here]
+    for mine, theirs in zip(sent, here, strict=True):
+        pd.testing.assert_frame_equal(mine.failures, theirs.failures)

@@ -50,17 +50,21 @@ def read_store(store: RunStore, *, study: str | None = None
     ValueError
         When a row cannot be decoded (the store is damaged; `studies.engine.store.damaged`).
     """
+    # the groups of a grid share their axes: each distinct text is decoded once, and its
+    # groups share the one (read-only) mapping
+    axes = functools.lru_cache(maxsize=64)(json.loads)
     return [*(decoded_row(CellResult.from_row, r, "cells", store)
               for r in store.cells(study=study)),
-            *(decoded_row(functools.partial(_stored_group, store), r, "groups", store)
+            *(decoded_row(functools.partial(_stored_group, store, axes), r, "groups", store)
               for r in store.groups(study=study, values=False))]
 
 
-def _stored_group(store: RunStore, row: Mapping[str, Any]) -> PackedGroup:
+def _stored_group(store: RunStore, axes: Callable[[str], Any], row: Mapping[str, Any]
+                  ) -> PackedGroup:
     with store.group_arrays(row["rowid"]) as blob:
         positions, _ = unpack_arrays(blob, values=False)
     return PackedGroup(study=row["study"], key=row["key"], shared=json.loads(row["shared"]),
-                       axes=json.loads(row["axes"]), positions=positions,
+                       axes=axes(row["axes"]), positions=positions,
                        values=StoredArrays(store.path, row["study"], row["key"]),
                        errors=json.loads(row["errors"]), seconds=row["seconds"])
 

@@ -189,6 +189,16 @@ class PackedGroup:
         return dataclasses.replace(self, values=load() if load is not None else {
             m: dict(found) for m, found in self.values.items()})
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # a group's cells are consecutive in grid order: sent to another process as their
+        # first position and count, not as one integer per cell (72 MB for a full grid)
+        positions: Any = self.positions
+        if positions.dtype == np.int64 and positions.size and np.array_equal(
+                positions, np.arange(positions[0], positions[0] + positions.size)):
+            positions = (int(positions[0]), int(positions.size))
+        return (_unpickled_group, (self.study, self.key, self.shared, self.axes, positions,
+                                   self.values, self.errors, self.seconds))
+
     def region(self, where: str) -> NDArray[np.bool_]:
         """Which of the group's cells (in its order) the query ``where`` selects (`regions`)."""
         return group_regions([self], where)[0]
@@ -209,6 +219,17 @@ class PackedGroup:
         return cls(study=row["study"], key=row["key"], shared=json.loads(row["shared"]),
                    axes=json.loads(row["axes"]), positions=positions, values=values,
                    errors=json.loads(row["errors"]), seconds=row["seconds"])
+
+
+def _unpickled_group(study: str, key: str, shared: Mapping[str, Any],
+                     axes: Mapping[str, Sequence[Any]], positions: Any,
+                     values: Mapping[str, Mapping[str, NDArray[np.float64]]],
+                     errors: Mapping[str, str], seconds: float) -> PackedGroup:
+    """A `PackedGroup` sent to another process (``positions``: an array, or a range as
+    (first, count))."""
+    if isinstance(positions, tuple):
+        positions = np.arange(positions[0], positions[0] + positions[1], dtype=np.int64)
+    return PackedGroup(study, key, shared, axes, positions, values, errors, seconds)
 
 
 def pack_arrays(positions: NDArray[np.int64],

@@ -138,6 +138,12 @@ def judge(results: Mapping[str, Any], studies: Sequence[Study], grid: str | None
             for name, result in results.items() if name in by_name}
 
 
+def _verdict(study: Study, index: int, result: StudyResult, grid: str | None) -> Verdict:
+    """The verdict on ``study``'s claim ``index`` (as `judge` gives it)."""
+    return evaluate_claims([study.claims[index]], result, grid=grid,
+                           familywise_error=claim_false_alarm())[0]
+
+
 def stored_studies(run: StoredRun) -> tuple[list[Study], list[str]]:
     """The discovered studies a stored run holds, and the names of those it holds that are
     not discovered (only discovered names are imported: a name stored in a run is data, and
@@ -177,7 +183,7 @@ class _SideWork:
     def __init__(self, workers: int) -> None:
         self._workers = workers
         self._pool: cf.ProcessPoolExecutor | None = None
-        self._verdicts: dict[str, cf.Future[dict[str, tuple[Verdict, ...]]]] = {}
+        self._verdicts: dict[str, list[cf.Future[Verdict]]] = {}
         self._tables: dict[str, cf.Future[PageTables]] = {}
         self._drawn: dict[str, list[cf.Future[str]]] = {}
 
@@ -195,23 +201,25 @@ class _SideWork:
             self._pool = process_pool(self._workers)
         return self._pool
 
-    def warm(self, studies: Sequence[Study]) -> None:
-        """Start the processes now, in the background, when a study stores packed groups
-        (starting them takes about a second each, which would otherwise come after its
-        last cell)."""
-        if self._workers <= 1 or not any(s.pack_groups for s in studies):
+    def warm(self, packed: bool) -> None:
+        """Start the processes now, in the background, when there are packed groups to
+        judge (``packed``): starting them takes about a second each, which would otherwise
+        come after a run's last cell, or before a stored run's first claim."""
+        if self._workers <= 1 or not packed:
             return
         self._pool = pool = self._pool or process_pool(self._workers)
         threading.Thread(target=_spawn, args=(pool, self._workers), daemon=True,
                          name="start-side-work").start()
 
     def start(self, study: Study, result: StudyResult, grid: str | None) -> None:
-        """Judge the study's claims and compute its page tables in the pool, if it goes."""
+        """Compute the study's page tables and judge its claims in the pool, if it goes: each
+        claim a task of its own, so that they share the processes."""
         pool = self._sent(study, result)
         if pool is None:
             return
-        self._verdicts[study.name] = pool.submit(judge, {study.name: result}, [study], grid)
         self._tables[study.name] = pool.submit(page_tables, study, result)
+        self._verdicts[study.name] = [pool.submit(_verdict, study, index, result, grid)
+                                      for index in range(len(study.claims))]
 
     def draw(self, study: Study, result: StudyResult, run_dir: Path,
              summary: Sequence[Mapping[str, Any]] | None) -> None:
@@ -228,8 +236,8 @@ class _SideWork:
     def verdicts(self, results: Mapping[str, StudyResult], studies: Sequence[Study],
                  grid: str | None) -> dict[str, tuple[Verdict, ...]]:
         """Each study's verdicts: from the pool (waiting for them), or judged here."""
-        found = {name: self._verdicts[name].result()[name] for name in results
-                 if name in self._verdicts}
+        found = {name: tuple(future.result() for future in self._verdicts[name])
+                 for name in results if name in self._verdicts}
         here = {name: result for name, result in results.items() if name not in found}
         return {**found, **judge(here, studies, grid)} if here else found
 
@@ -308,6 +316,8 @@ def publish(run_dir: str | os.PathLike[str] | StoredRun, studies: Sequence[Study
     target = Path(out) if out is not None else stored.directory
     side = _SideWork(os.cpu_count() or 1)
     try:
+        side.warm(any(r.groups for name, r in stored.results.items()
+                      if name in {s.name for s in found}))
         verdicts, summaries = _judged(stored.results, found, _grid_name(stored), target, side)
         return _finish(stored, chosen, verdicts, summaries, base,
                        Path(out) if out is not None else None, unknown, side)
@@ -424,7 +434,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
                            resume)
     try:
-        side.warm(chosen)
+        side.warm(any(s.pack_groups for s in chosen))
         results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
                       out=target, resume=resume, methods=methods, on_cell=on_cell,
                       on_task=on_task, on_study=finished, command=command)
