@@ -103,26 +103,28 @@ class StoredArrays(Mapping[str, Mapping[str, NDArray[np.float64]]]):
             raise damaged("directory", path.parent, f"the arrays of study {study!r}'s group "
                           f"{key!r} cannot be read: {type(error).__name__}: {error}") from None
 
-    def _layout(self) -> _Layout:
-        checked = self._checked()  # a store moved away is not a damaged one
+    def _layout(self, checked: tuple[Path, tuple[Path, int, int], str, str] | None = None
+                ) -> _Layout:
+        checked = checked or self._checked()  # a store moved away is not a damaged one
         return self._read(lambda: _layout(*checked))
 
     def row(self, method: str, measure: str) -> NDArray[np.float64]:
         """The values of ``method``'s ``measure`` in every cell (read-only)."""
+        held = _last_rows.get((self._file, *self._ident[1:]))
+        if held is not None and (method, measure) in held:  # read from this very file
+            return held[method, measure]
         ident = self._checked()
-        layout = self._layout()
-        held = _last_rows.get(ident[1:])
+        layout = self._layout(ident)
         if held is None:
             _last_rows.clear()
             held = _last_rows.setdefault(ident[1:], {})
-        if (method, measure) not in held:
-            held[method, measure] = self._read(lambda: _read_row(ident, layout, method, measure))
+        held[method, measure] = self._read(lambda: _read_row(ident, layout, method, measure))
         return held[method, measure]
 
     def load(self) -> dict[str, dict[str, NDArray[np.float64]]]:
         """Every row at once (one read of the group's blob), kept as the group read last."""
         ident = self._checked()
-        found = self._read(lambda: _read_all(ident, self._layout()))
+        found = self._read(lambda: _read_all(ident, self._layout(ident)))
         _last_rows.clear()
         _last_rows[ident[1:]] = {(m, k): v for m, rows in found.items() for k, v in rows.items()}
         return found
@@ -244,10 +246,13 @@ def _connection(path: Path, file: tuple[Path, int, int]) -> sqlite3.Connection:
     if held is not None:
         held[1].close()
     db = read_only(path)
+    # mapped, a group's arrays are copied out of the page cache without a read call per page
+    db.execute(f"PRAGMA mmap_size={_MAPPED}")
     _held.connection = (file, db)
     return db
 
 
+_MAPPED = 1 << 34  # bytes of a store mapped for reading (SQLite caps it at its own limit)
 # the rows of the group read last: (file, study, key) -> (method, measure) -> values
 _last_rows: dict[tuple[tuple[Path, int, int], str, str],
                  dict[tuple[str, str], NDArray[np.float64]]] = {}

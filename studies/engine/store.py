@@ -50,10 +50,12 @@ _SCHEMA = (
     estimates BLOB NOT NULL, seconds REAL NOT NULL, finished TEXT NOT NULL,
     PRIMARY KEY (study, key)
 )""",
+    # a group's arrays come last: its other columns are read without walking the arrays'
+    # overflow pages (stores written before hold them before ``errors``; read by name alike)
     """CREATE TABLE IF NOT EXISTS groups (
     study TEXT NOT NULL, key TEXT NOT NULL, position INTEGER NOT NULL, cells INTEGER NOT NULL,
-    shared TEXT NOT NULL, axes TEXT NOT NULL, "values" BLOB NOT NULL, errors TEXT NOT NULL,
-    seconds REAL NOT NULL, finished TEXT NOT NULL,
+    shared TEXT NOT NULL, axes TEXT NOT NULL, errors TEXT NOT NULL, seconds REAL NOT NULL,
+    finished TEXT NOT NULL, "values" BLOB NOT NULL,
     PRIMARY KEY (study, key)
 )""",
 )

@@ -70,7 +70,7 @@ from studies.engine.execution import process_pool
 from studies.engine.reading import StoredArrays, StoredRun, read_run
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
-from studies.report.figures import SUMMARY_KINDS
+from studies.report.figures import SUMMARY_KINDS, method_colours
 from studies.report.pages import PageTables, page_tables, study_figure, write_report
 from studies.report.tables import summaries as study_summaries
 from studies.report.tables import write_tables
@@ -203,8 +203,9 @@ class _SideWork:
 
     def warm(self, packed: bool) -> None:
         """Start the processes now, in the background, when there are packed groups to
-        judge (``packed``): starting them takes about a second each, which would otherwise
-        come after a run's last cell, or before a stored run's first claim."""
+        judge (``packed``), and make them ready (`_ready`): starting one and importing what
+        the report needs takes about two seconds, which would otherwise come after a run's
+        last cell, or before a stored run's first claim."""
         if self._workers <= 1 or not packed:
             return
         self._pool = pool = self._pool or process_pool(self._workers)
@@ -262,12 +263,19 @@ class _SideWork:
 
 
 def _spawn(pool: cf.ProcessPoolExecutor, count: int) -> None:
-    """Start ``count`` processes of ``pool`` (one per task it has to hand: none waits)."""
+    """Start ``count`` processes of ``pool`` and make each ready (one task each: the first
+    process is still importing when the second task comes)."""
     try:
         for _ in range(count):
-            pool.submit(int)
+            pool.submit(_ready)
     except RuntimeError:  # closed first: the run failed at once
         pass
+
+
+def _ready() -> None:
+    """Import what judging and drawing import, in a side-work process: this module (and so
+    the report's), every discovered study and matplotlib's SVG writer (`method_colours`)."""
+    method_colours()
 
 
 def _finish(run: StoredRun, studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]],

@@ -123,7 +123,9 @@ class _Range:
         self.total, self.low, self.high, self.mcse = 0.0, math.inf, -math.inf, math.nan
 
     def add(self, values: NDArray[np.float64], mcse: float) -> None:
-        defined = values[~np.isnan(values)]
+        missing = np.isnan(values)
+        # contiguous as a selection would be: the same sum to the last bit
+        defined = values[~missing] if missing.any() else np.ascontiguousarray(values)
         self.cells += values.size
         if defined.size:
             self.defined += defined.size
