@@ -705,3 +705,40 @@ def test_a_run_that_fails_before_its_first_cell_leaves_no_store_to_block_its_ret
     assert not out.exists()
     assert main(["study", "run", "mean_bias", "--workers", "1", "--seed", "1",
                  "--out", str(out)]) == 0
+
+
+def test_a_store_failing_mid_run_stops_it_with_the_error_and_keeps_what_was_stored(
+        tmp_path, monkeypatch):
+    """Tasks are committed on a thread of their own: what storing raises reaches the run,
+    nothing after it is stored, and the run resumes to the uninterrupted results."""
+    from studies.engine import runner
+    from studies.engine.store import RunStore
+
+    attempts: list[int] = []
+    given: list[int] = []
+    original, put = RunStore.put_cells, runner._Writer.put
+
+    def failing(self, rows):
+        attempts.append(len(rows))
+        if len(attempts) == 3:
+            deadline = time.monotonic() + 30
+            while len(given) < 5 and time.monotonic() < deadline:  # two tasks queued behind
+                time.sleep(0.01)
+            raise ValueError("`out` run: its run store could not be written (disk full).")
+        return original(self, rows)
+
+    def counted(self, results):
+        given.append(len(results))
+        return put(self, results)
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(RunStore, "put_cells", failing)
+    monkeypatch.setattr(runner._Writer, "put", counted)
+    with pytest.raises(ValueError, match="disk full"):
+        run([MEAN], rng=1, workers=1, out=out)
+    assert len(attempts) == 3  # the tasks queued behind the failure were not stored
+    stored = len(results_from_store(out)["mean_bias"].cells)
+    assert 0 < stored < MEAN.grids["quick"].n_cells
+    monkeypatch.setattr(RunStore, "put_cells", original)
+    resumed = run([MEAN], rng=1, workers=1, out=out, resume=True)
+    assert _by_key(resumed) == _by_key(run([MEAN], rng=1, workers=1))

@@ -354,7 +354,8 @@ def _quoted(columns: Iterable[str]) -> list[str]:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, timeout=30.0)
+    # a run commits from a thread of its own (`studies.engine.runner`), one thread at a time
+    db = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     # the log is copied into the database (and synced) every 64 MB rather than every 4 MB:
