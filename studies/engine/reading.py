@@ -246,13 +246,10 @@ def _connection(path: Path, file: tuple[Path, int, int]) -> sqlite3.Connection:
     if held is not None:
         held[1].close()
     db = read_only(path)
-    # mapped, a group's arrays are copied out of the page cache without a read call per page
-    db.execute(f"PRAGMA mmap_size={_MAPPED}")
     _held.connection = (file, db)
     return db
 
 
-_MAPPED = 1 << 34  # bytes of a store mapped for reading (SQLite caps it at its own limit)
 # the rows of the group read last: (file, study, key) -> (method, measure) -> values
 _last_rows: dict[tuple[tuple[Path, int, int], str, str],
                  dict[tuple[str, str], NDArray[np.float64]]] = {}
