@@ -742,3 +742,12 @@ def test_a_store_failing_mid_run_stops_it_with_the_error_and_keeps_what_was_stor
     monkeypatch.setattr(RunStore, "put_cells", original)
     resumed = run([MEAN], rng=1, workers=1, out=out, resume=True)
     assert _by_key(resumed) == _by_key(run([MEAN], rng=1, workers=1))
+
+
+def test_each_finished_task_is_handed_over_once_as_it_arrives(tmp_path):
+    given: list[tuple] = []
+    results = run([BINOMIAL], rng=1, workers=2, out=tmp_path / "run", on_results=given.append)
+    assert all(len({r.study for r in task}) == 1 for task in given)
+    handed = sorted(r.key for task in given for r in task)
+    assert handed == sorted([*(c.key for c in results[BINOMIAL.name].cells),
+                             *(g.key for g in results[BINOMIAL.name].groups)])

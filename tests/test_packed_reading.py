@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import sqlite3
 
 import numpy as np
@@ -255,3 +256,69 @@ def test_claims_judged_in_worker_processes_are_those_judged_here(tmp_path, monke
         (v.status, v.compared, v.k, v.familywise_error, v.nearest) for v in here]
     for mine, theirs in zip(sent, here, strict=True):
         pd.testing.assert_frame_equal(mine.failures, theirs.failures)
+
+
+def test_page_tables_put_together_from_group_shares_are_the_same(stored):
+    """A run computes each packed group's share of its page tables as the group finishes
+    (`group_tables`): put together, with or without some shares, they are the tables
+    computed at the end, to the last bit."""
+    from studies.report.pages import group_tables, page_tables
+
+    from_store, _ = stored
+    study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True,
+                                summary=get_study("coverage_proportion").summary)
+    whole = page_tables(study, from_store)
+    assert whole.headline and not whole.bands.empty
+    for chosen in (from_store.groups, from_store.groups[::2], from_store.groups[:1]):
+        pieces = {g.key: group_tables(g) for g in chosen}
+        found = page_tables(study, from_store, pieces)
+        assert found.headline == whole.headline
+        pd.testing.assert_frame_equal(found.bands, whole.bands, check_exact=True)
+    # a share computed for another query is not used
+    stale = {g.key: dataclasses.replace(group_tables(g), where="n > 0", bands=[])
+             for g in from_store.groups}
+    pd.testing.assert_frame_equal(page_tables(study, from_store, stale).bands, whole.bands,
+                                  check_exact=True)
+
+
+@given(parts=st.lists(st.lists(st.one_of(st.floats(0, 1), st.just(math.nan)), max_size=20),
+                      min_size=1, max_size=6))
+@settings(max_examples=80, deadline=None)
+def test_ranges_merged_part_by_part_are_the_ranges_of_the_parts_added(parts):
+    """A group's `Range` merged into the study's adds what adding its values would: the
+    same counts, extremes and total, to the last bit."""
+    from studies.report.tables import Range
+
+    added, merged = Range(), Range()
+    for part in parts:
+        values = np.array(part, dtype=float)
+        added.add(values, 0.0)
+        one = Range()
+        one.add(values, 0.0)
+        merged.merge(one)
+    assert vars(merged) == pytest.approx(vars(added), rel=0, abs=0, nan_ok=True)
+    assert math.copysign(1, merged.total) == math.copysign(1, added.total)
+
+
+def test_a_run_streaming_its_groups_writes_the_page_its_store_gives(tmp_path, monkeypatch):
+    """While a packed study runs, its groups' shares of the page tables are computed beside
+    it; the page is the one the stored run gives when judged afresh."""
+    from studies.report import publication
+    from studies.report.pages import untimed
+
+    study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True)
+    streamed: list[str] = []
+    original = publication._SideWork.stream
+
+    def counted(self, results):
+        streamed.extend(r.key for r in results if isinstance(r, PackedGroup))
+        return original(self, results)
+
+    monkeypatch.setattr(publication.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(publication._SideWork, "stream", counted)
+    ran = publication.run_suite([study], rng=3, workers=1, out=tmp_path / "run")
+    assert sorted(streamed) == sorted(g.key for g in ran.results[study.name].groups)
+    again = publication.publish(tmp_path / "run", [study], out=tmp_path / "again")
+    page = f"{study.name}.html"
+    assert untimed((ran.index.parent / page).read_text()) == untimed(
+        (again.index.parent / page).read_text())

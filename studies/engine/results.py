@@ -34,13 +34,13 @@ from studies.engine import replicates, seeding
 from studies.engine.performance import Performance, exact_cells
 from studies.engine.regions import region_mask
 
-__all__ = ["FRAME_COLUMNS", "CellResult", "PackedGroup", "RunResults", "StudyResult",
-           "cell_params", "group_regions", "now", "pack_arrays", "unpack_arrays"]
+__all__ = ["FRAME_COLUMNS", "REGION_GROUPS", "CellResult", "PackedGroup", "RunResults",
+           "StudyResult", "cell_params", "group_regions", "now", "pack_arrays", "unpack_arrays"]
 
 # The columns of a tidy frame besides the cell's parameters (which come after ``position``).
 FRAME_COLUMNS: tuple[str, ...] = (
     "study", "position", "method", "measure", "value", "mcse", "path", "n_replicates")
-_REGION_GROUPS = 100  # packed groups whose cells one query selects at once
+REGION_GROUPS = 100  # packed groups whose cells one query selects at once
 
 
 def now() -> str:
@@ -420,8 +420,8 @@ class StudyResult:
                 yield _standard(frame, self.parameters)
         batch: list[dict[str, Any]] = []
         size = 0
-        for start in range(0, len(self.groups), _REGION_GROUPS):
-            groups = self.groups[start:start + _REGION_GROUPS]
+        for start in range(0, len(self.groups), REGION_GROUPS):
+            groups = self.groups[start:start + REGION_GROUPS]
             for group, region in zip(groups, group_regions(groups, where), strict=True):
                 chosen = np.flatnonzero(region)
                 if cells is not None and chosen.size:

@@ -114,6 +114,7 @@ def run(
     on_cell: Callable[[int, int], None] | None = None,
     on_task: Callable[[str, int, int], None] | None = None,
     on_study: Callable[[RunResults], None] | None = None,
+    on_results: Callable[[tuple[Finished, ...]], None] | None = None,
     command: Sequence[str] | None = None,
 ) -> RunResults:
     """Run studies cell by cell, storing each finished cell; return every study's results.
@@ -153,6 +154,10 @@ def run(
         alone, as soon as its last cell is stored, while other studies' cells may still run
         (a study with nothing left to run on a resume: after the last task). An exception it
         raises stops the run, as an interrupted one.
+    on_results : callable, optional
+        Called as ``on_results(results)`` with each finished task's cells and packed groups
+        (their arrays in memory) as they arrive, to work on them while the run goes on. An
+        exception it raises stops the run, as an interrupted one.
     command : sequence of str, optional
         The command line recorded in the run's provenance (default ``sys.argv``).
 
@@ -239,6 +244,8 @@ def run(
                 writer.put(results)
             else:  # with a store, results are read back from it (Monte Carlo blobs stay on disk)
                 collected.extend(results)
+            if on_results is not None:
+                on_results(results)
             name = results[0].study  # a task computes cells of one study
             finished = sum(r.size if isinstance(r, PackedGroup) else 1 for r in results)
             done += finished

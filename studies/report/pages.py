@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 from jinja2 import Environment
 from markupsafe import Markup
+from numpy.typing import NDArray
 
 from studies.engine import (
     FAILS,
@@ -62,11 +63,11 @@ from studies.engine.claims import FAILURE_COLUMNS, tally, worst_status
 from studies.engine.findings import claim_finding
 from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.reading import StoredRun, read_run
-from studies.engine.results import FRAME_COLUMNS, PackedGroup, group_regions
+from studies.engine.results import FRAME_COLUMNS, REGION_GROUPS, PackedGroup, group_regions
 from studies.report.compare import Comparison
 from studies.report.digest import job_summary
 from studies.report.figures import draw
-from studies.report.tables import claims_table, headline_table
+from studies.report.tables import Range, claims_table, group_ranges, headline_table
 from studies.report.tables import summaries as study_summaries
 from studies.suite import SUITE_FALSE_ALARM, claim_false_alarm, study_names
 
@@ -488,7 +489,8 @@ EXACT_N_LIMIT = 10  # up to this many distinct n: a row per n, else per n band
 _BAND_KEYS = ("design", "prevalence")  # parameters that get a row per value when a study has them
 
 
-def _coverage_bands(result: StudyResult) -> pd.DataFrame:
+def _coverage_bands(result: StudyResult,
+                    pieces: Mapping[str, GroupTables] | None = None) -> pd.DataFrame:
     """Coverage per method and condition at the 95% level (two-sided where a study has sides).
 
     The conditions: the design and the prevalence when the study has them, and ``n`` (each
@@ -501,13 +503,10 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
     one frame.
     """
     parts = []
-    names = set(result.parameters) or {k for c in result.cells for k in c.params} | {
-        k for g in result.groups for k in (*g.shared, *g.axes)}
-    where = " and ".join(query for name, query in (
-        ("alternative", "alternative == 'two-sided'"),
-        ("confidence_level", "confidence_level == 0.95")) if name in names)
+    where = _bands_query(set(result.parameters) or {k for c in result.cells for k in c.params}
+                         | {k for g in result.groups for k in (*g.shared, *g.axes)})
     # a packed group whose conditions are all shared sums each method's cells in one go
-    shared = [not {*_BAND_KEYS, "n"} & {*g.axes} for g in result.groups]
+    shared = [_conditions_shared(g) for g in result.groups]
     summed = [g for g, alike in zip(result.groups, shared, strict=True) if alike]
     rest = StudyResult(result.study, result.cells, tuple(
         g for g, alike in zip(result.groups, shared, strict=True) if not alike),
@@ -518,7 +517,7 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
                            **mean_terms(rows["value"], rows["mcse"]))
         parts.append(rows.groupby(keys, sort=False, dropna=False).agg(
             {**MEAN_SUMS, "value": "min"}))
-    parts += _shared_band_sums(summed, where)
+    parts += _shared_band_sums(summed, where, pieces or {})
     if not parts:
         return pd.DataFrame()
     found = pd.concat(parts).reset_index()
@@ -545,36 +544,62 @@ def _coverage_bands(result: StudyResult) -> pd.DataFrame:
            "min coverage": found["value"], "verdict": verdict})
 
 
-def _shared_band_sums(groups: Sequence[PackedGroup], where: str) -> list[pd.DataFrame]:
-    """`_coverage_bands`' sums over the cells in ``where`` of packed groups whose design,
-    prevalence and ``n`` (those they have) are shared: a row per group and method.
+def _bands_query(names: set[str]) -> str:
+    """The cells `_coverage_bands` reads: the 95% level, two-sided (those a study has)."""
+    return " and ".join(query for name, query in (
+        ("alternative", "alternative == 'two-sided'"),
+        ("confidence_level", "confidence_level == 0.95")) if name in names)
 
-    Packed values are exact (MCSE 0): each cell has weight 1 and adds its value.
+
+def _conditions_shared(group: PackedGroup) -> bool:
+    """Whether every cell of ``group`` is of one condition of `_coverage_bands`."""
+    return not {*_BAND_KEYS, "n"} & {*group.axes}
+
+
+def _shared_band_sums(groups: Sequence[PackedGroup], where: str,
+                      pieces: Mapping[str, GroupTables]) -> list[pd.DataFrame]:
+    """`_coverage_bands`' sums over the cells in ``where`` of packed groups whose design,
+    prevalence and ``n`` (those they have) are shared: a row per group and method (from
+    ``pieces`` where given, computed for that query).
     """
     rows = []
-    for start in range(0, len(groups), 100):
-        chunk = groups[start:start + 100]
-        for group, region in zip(chunk, group_regions(chunk, where), strict=True):
-            if not region.any():
-                continue
-            conditions = {k: group.shared[k] for k in _BAND_KEYS if k in group.shared}
-            n = float(group.shared["n"]) if "n" in group.shared else math.nan
-            for method, found in group.values.items():
-                if "coverage" not in found:
-                    continue
-                value = found["coverage"][region]
-                missing = int(np.isnan(value).sum())
-                rows.append({"method": method, **conditions, "n": n,
-                             "weight_sum": float(value.size),
-                             "weighted_sum": float(np.nansum(value)), "square_sum": 0.0,
-                             "cells": value.size, "undefined_cells": missing,
-                             "unknown_cells": 0,
-                             "value": float(np.nanmin(value)) if missing < value.size
-                             else math.nan})
+    for start in range(0, len(groups), REGION_GROUPS):
+        chunk = groups[start:start + REGION_GROUPS]
+        missing = [g for g in chunk if g.key not in pieces or pieces[g.key].where != where]
+        regions = dict(zip((g.key for g in missing), group_regions(missing, where),
+                           strict=True))
+        for group in chunk:
+            rows += (_group_band_rows(group, regions[group.key]) if group.key in regions
+                     else pieces[group.key].bands)
     if not rows:
         return []
     frame = pd.DataFrame(rows)
     return [frame.set_index([c for c in frame.columns if c in ("method", *_BAND_KEYS, "n")])]
+
+
+def _group_band_rows(group: PackedGroup, region: NDArray[np.bool_]) -> list[dict[str, Any]]:
+    """A packed group's rows of `_shared_band_sums`: its sums per method over ``region``.
+
+    Packed values are exact (MCSE 0): each cell has weight 1 and adds its value.
+    """
+    if not region.any():
+        return []
+    conditions = {k: group.shared[k] for k in _BAND_KEYS if k in group.shared}
+    n = float(group.shared["n"]) if "n" in group.shared else math.nan
+    rows = []
+    for method, found in group.values.items():
+        if "coverage" not in found:
+            continue
+        value = found["coverage"][region]
+        missing = int(np.isnan(value).sum())
+        rows.append({"method": method, **conditions, "n": n,
+                     "weight_sum": float(value.size),
+                     "weighted_sum": float(np.nansum(value)), "square_sum": 0.0,
+                     "cells": value.size, "undefined_cells": missing,
+                     "unknown_cells": 0,
+                     "value": float(np.nanmin(value)) if missing < value.size
+                     else math.nan})
+    return rows
 
 
 BANDS_TEXT = (
@@ -790,10 +815,37 @@ class PageTables:
     bands: pd.DataFrame
 
 
-def page_tables(study: Study, result: StudyResult) -> PageTables:
-    """The `PageTables` of ``study``'s page for ``result``."""
-    return PageTables(headline_table(result) if study.summary else None,
-                      _coverage_bands(result))
+def page_tables(study: Study, result: StudyResult,
+                pieces: Mapping[str, GroupTables] | None = None) -> PageTables:
+    """The `PageTables` of ``study``'s page for ``result``.
+
+    ``pieces``: the `group_tables` of packed groups computed already (as a run computes its
+    other groups), by group key; the others are computed here. The tables are the same.
+    """
+    given = pieces or {}
+    return PageTables(
+        headline_table(result, ranges={k: p.ranges for k, p in given.items()})
+        if study.summary else None, _coverage_bands(result, given))
+
+
+@dataclass(frozen=True)
+class GroupTables:
+    """What one packed group adds to its study's `PageTables`: each (method, measure)'s
+    range (`studies.report.tables.group_ranges`) and, when the group is of one condition,
+    its rows of coverage by condition over the cells of ``where`` (`_coverage_bands`)."""
+
+    ranges: Mapping[tuple[str, str], Range]
+    where: str
+    bands: list[dict[str, Any]]
+
+
+def group_tables(group: PackedGroup) -> GroupTables:
+    """The `GroupTables` of a packed group (its arrays read once)."""
+    group = group.loaded()
+    where = _bands_query({*group.shared, *group.axes})
+    bands = (_group_band_rows(group, group_regions([group], where)[0])
+             if _conditions_shared(group) else [])
+    return GroupTables(group_ranges(group), where, bands)
 
 
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],

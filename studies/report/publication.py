@@ -59,6 +59,7 @@ from studies.engine import (
     FAILS,
     INCONCLUSIVE,
     Grid,
+    PackedGroup,
     RunResults,
     Study,
     StudyResult,
@@ -71,7 +72,14 @@ from studies.engine.reading import StoredArrays, StoredRun, read_run
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
 from studies.report.figures import SUMMARY_KINDS, method_colours
-from studies.report.pages import PageTables, page_tables, study_figure, write_report
+from studies.report.pages import (
+    GroupTables,
+    PageTables,
+    group_tables,
+    page_tables,
+    study_figure,
+    write_report,
+)
 from studies.report.tables import summaries as study_summaries
 from studies.report.tables import write_tables
 from studies.suite import claim_false_alarm, get_study, study_names
@@ -186,6 +194,10 @@ class _SideWork:
         self._verdicts: dict[str, list[cf.Future[Verdict]]] = {}
         self._tables: dict[str, cf.Future[PageTables]] = {}
         self._drawn: dict[str, list[cf.Future[str]]] = {}
+        # each streamed packed group's share of its page tables, by study and group key
+        self._pieces: dict[str, dict[str, cf.Future[GroupTables]]] = {}
+        self._folded: dict[str, tuple[Study, StudyResult]] = {}
+        self._unstreamed = False
 
     def _sent(self, study: Study, result: StudyResult) -> cf.ProcessPoolExecutor | None:
         """The pool to send ``study``'s ``result`` to (None: it stays in this process, as does
@@ -212,13 +224,32 @@ class _SideWork:
         threading.Thread(target=_spawn, args=(pool, self._workers), daemon=True,
                          name="start-side-work").start()
 
+    def stream(self, results: Sequence[Any]) -> None:
+        """Compute each finished packed group's share of its study's page tables
+        (`group_tables`) in the pool while the run goes on, when the pool is started."""
+        if self._pool is None or self._unstreamed:
+            return
+        for found in results:
+            if isinstance(found, PackedGroup) and isinstance(found.values, dict):
+                try:
+                    piece = self._pool.submit(group_tables, found)
+                except RuntimeError:  # the pool broke: the run goes on, its tables come later
+                    self._unstreamed = True
+                    self._pieces.clear()
+                    return
+                self._pieces.setdefault(found.study, {})[found.key] = piece
+
     def start(self, study: Study, result: StudyResult, grid: str | None) -> None:
         """Compute the study's page tables and judge its claims in the pool, if it goes: each
-        claim a task of its own, so that they share the processes."""
+        claim a task of its own, so that they share the processes. Page tables whose groups
+        were streamed are put together from their shares instead (`tables`)."""
         pool = self._sent(study, result)
         if pool is None:
             return
-        self._tables[study.name] = pool.submit(page_tables, study, result)
+        if study.name in self._pieces:
+            self._folded[study.name] = (study, result)
+        else:
+            self._tables[study.name] = pool.submit(page_tables, study, result)
         self._verdicts[study.name] = [pool.submit(_verdict, study, index, result, grid)
                                       for index in range(len(study.claims))]
 
@@ -243,8 +274,12 @@ class _SideWork:
         return {**found, **judge(here, studies, grid)} if here else found
 
     def tables(self) -> dict[str, PageTables]:
-        """Every sent study's page tables (waiting for them)."""
-        return {name: future.result() for name, future in self._tables.items()}
+        """Every sent study's page tables (waiting for them; a group not streamed, stored
+        before a resume, is read here)."""
+        folded = {name: page_tables(study, result, {
+            key: future.result() for key, future in self._pieces[name].items()})
+            for name, (study, result) in self._folded.items()}
+        return {**{name: future.result() for name, future in self._tables.items()}, **folded}
 
     def figures(self) -> dict[str, list[str]]:
         """Every sent study's figures (waiting for them)."""
@@ -445,7 +480,8 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         side.warm(any(s.pack_groups for s in chosen))
         results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
                       out=target, resume=resume, methods=methods, on_cell=on_cell,
-                      on_task=on_task, on_study=finished, command=command)
+                      on_task=on_task, on_study=finished, on_results=side.stream,
+                      command=command)
         return _finish(read_run(target, results=results), chosen, verdicts, summaries, base,
                        None, (), side)
     finally:

@@ -31,9 +31,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from studies.engine import Study, StudyResult, Verdict
+from studies.engine import PackedGroup, Study, StudyResult, Verdict
 
-__all__ = ["cell_table", "claims_table", "headline_table", "summaries", "write_tables"]
+__all__ = ["Range", "cell_table", "claims_table", "group_ranges", "headline_table", "summaries",
+           "write_tables"]
 
 
 def _full(value: Any) -> str:
@@ -83,13 +84,18 @@ def cell_table(result: StudyResult) -> pd.DataFrame:
     return frame
 
 
-def headline_table(result: StudyResult) -> list[dict[str, Any]]:
+def headline_table(result: StudyResult, *,
+                   ranges: Mapping[str, Mapping[tuple[str, str], Range]] | None = None
+                   ) -> list[dict[str, Any]]:
     """Per method and measure: cells, smallest, mean and largest value, largest MCSE.
 
     The default summary of a study (`Study.summary`): the range of each measure over the
     grid, with the Monte Carlo error of its least precise cell (0 on the exact path). Cells
     where a measure is undefined (nan) are counted apart (``nan_cells``). Packed groups are
     read as arrays, so a grid of millions of cells is summarised without building its cells.
+
+    ``ranges``: the `group_ranges` of packed groups computed already, by group key (while a
+    run still computes its other groups); the table is the same, to the last bit.
 
     Examples
     --------
@@ -100,23 +106,37 @@ def headline_table(result: StudyResult) -> list[dict[str, Any]]:
     >>> headline_table(StudyResult("s", (cell,)))[0]["mean"]
     0.0
     """
-    found: dict[tuple[str, str], _Range] = {}
+    found: dict[tuple[str, str], Range] = {}
+    given = ranges or {}
     for group in result.groups:
-        for method, measures in group.loaded().values.items():
-            for measure, values in measures.items():
-                found.setdefault((method, measure), _Range()).add(values, 0.0)
+        got = given.get(group.key)
+        for key, part in (got if got is not None else group_ranges(group)).items():
+            found.setdefault(key, Range()).merge(part)
     for cell in result.cells:
         for method, perf in cell.performance.items():
             for measure, m in perf.measures.items():
-                found.setdefault((method, measure), _Range()).add(np.array([m.value]), m.mcse)
+                found.setdefault((method, measure), Range()).add(np.array([m.value]), m.mcse)
     return [{"method": method, "measure": measure, "cells": r.cells,
              "nan_cells": r.cells - r.defined, "min": r.low, "mean": r.total / r.defined,
              "max": r.high, "max_mcse": r.mcse}
             for (method, measure), r in found.items() if r.defined]
 
 
-class _Range:
-    """Running count, sum, extremes and largest MCSE of one measure's defined values."""
+def group_ranges(group: PackedGroup) -> dict[tuple[str, str], Range]:
+    """Each (method, measure)'s `Range` over one packed group's cells (exact: MCSE 0)."""
+    found: dict[tuple[str, str], Range] = {}
+    for method, measures in group.loaded().values.items():
+        for measure, values in measures.items():
+            found.setdefault((method, measure), Range()).add(values, 0.0)
+    return found
+
+
+class Range:
+    """Running count, sum, extremes and largest MCSE of one measure's defined values.
+
+    Merging the ranges of parts in order adds the same numbers in the same order as adding
+    their values would, so the sum has the same bits.
+    """
 
     def __init__(self) -> None:
         self.cells = self.defined = 0
@@ -133,6 +153,15 @@ class _Range:
             self.low = min(self.low, float(defined.min()))
             self.high = max(self.high, float(defined.max()))
             self.mcse = float(np.fmax(self.mcse, mcse))
+
+    def merge(self, other: Range) -> None:
+        """Add the values another range was made of (one `add`: its total is one sum)."""
+        self.cells += other.cells
+        if other.defined:
+            self.defined += other.defined
+            self.total += other.total
+            self.low, self.high = min(self.low, other.low), max(self.high, other.high)
+            self.mcse = float(np.fmax(self.mcse, other.mcse))
 
 
 def claims_table(study: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
