@@ -301,24 +301,30 @@ def test_ranges_merged_part_by_part_are_the_ranges_of_the_parts_added(parts):
 
 
 def test_a_run_streaming_its_groups_writes_the_page_its_store_gives(tmp_path, monkeypatch):
-    """While a packed study runs, its groups' shares of the page tables are computed beside
-    it; the page is the one the stored run gives when judged afresh."""
+    """While a packed study runs, its groups' shares of the page tables and of the summary
+    (a `GroupSummary`) are computed beside it; the page and the summary are those the
+    stored run gives when judged afresh."""
     from studies.report import publication
     from studies.report.pages import untimed
 
-    study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True)
+    study = get_study("coverage_proportion")
+    quick = study.grids["quick"]
+    grid = dataclasses.replace(quick, parameters={
+        **quick.parameters, "n": [5, 10, 30], "p": list(quick.parameters["p"])[::9]})
     streamed: list[str] = []
     original = publication._SideWork.stream
 
-    def counted(self, results):
+    def counted(self, results, studies):
         streamed.extend(r.key for r in results if isinstance(r, PackedGroup))
-        return original(self, results)
+        return original(self, results, studies)
 
     monkeypatch.setattr(publication.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(publication._SideWork, "stream", counted)
-    ran = publication.run_suite([study], rng=3, workers=1, out=tmp_path / "run")
+    ran = publication.run_suite([study], grid=grid, rng=3, workers=1, out=tmp_path / "run")
     assert sorted(streamed) == sorted(g.key for g in ran.results[study.name].groups)
     again = publication.publish(tmp_path / "run", [study], out=tmp_path / "again")
-    page = f"{study.name}.html"
+    page, summary = f"{study.name}.html", f"{study.name}.summary.csv"
     assert untimed((ran.index.parent / page).read_text()) == untimed(
         (again.index.parent / page).read_text())
+    assert (ran.index.parent / summary).read_bytes() == (again.index.parent / summary
+                                                         ).read_bytes()

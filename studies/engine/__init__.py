@@ -28,7 +28,7 @@ from studies.engine.claims import (
     Verdict,
     evaluate_claims,
 )
-from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
+from studies.engine.design import Figure, Grid, GroupSummary, Method, Params, Sample, Study
 from studies.engine.means import mean_over_cells, mean_over_cells_frame
 from studies.engine.performance import (
     MEASURES,
@@ -57,6 +57,7 @@ __all__ = [
     "Estimates",
     "Figure",
     "Grid",
+    "GroupSummary",
     "Measure",
     "Method",
     "PackedGroup",

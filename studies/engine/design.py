@@ -49,8 +49,8 @@ from studies.engine.claims import Claim
 from studies.engine.performance import MEASURES, Estimates
 from studies.engine.regions import region_mask
 
-__all__ = ["FIGURE_KINDS", "RESERVED_NAMES", "Figure", "Grid", "Method", "Params", "Sample",
-           "Study"]
+__all__ = ["FIGURE_KINDS", "RESERVED_NAMES", "Figure", "Grid", "GroupSummary", "Method", "Params",
+           "Sample", "Study"]
 
 Params = Mapping[str, Any]
 Method = Callable[[Any, Params], Estimates]
@@ -217,6 +217,33 @@ def _check_where(where: str, grid: Grid, what: str) -> None:
 
 
 @dataclass(frozen=True)
+class GroupSummary:
+    """A study's ``summary`` computed a packed group at a time.
+
+    A run hands each packed group, as it finishes, to a process the run leaves idle, which
+    computes the group's share of the summary; when the run ends, the summary is put
+    together from the shares instead of reading every group again. Called as
+    ``summary(result)``, it computes every share itself: the same rows either way.
+
+    Attributes
+    ----------
+    part : callable
+        ``part(group) -> share``: one packed group's share (picklable: it goes between
+        processes), from the group alone.
+    table : callable
+        ``table(result, shares) -> list of dict``: the summary rows of ``result`` (a
+        `studies.engine.StudyResult`), using the shares given by group key and computing
+        those of the other groups and of any plain cells.
+    """
+
+    part: Callable[[Any], Any]
+    table: Callable[[Any, Mapping[str, Any]], Sequence[Mapping[str, Any]]]
+
+    def __call__(self, result: Any) -> Sequence[Mapping[str, Any]]:
+        return self.table(result, {})
+
+
+@dataclass(frozen=True)
 class Study:
     """A simulation study's ADEMP; see the module docstring.
 
@@ -274,8 +301,9 @@ class Study:
     summary : callable or None
         ``summary(result) -> list of dict``: the study's headline table (one dict per row, the
         same keys in each), written beside the run store as ``<study>.summary.csv`` and
-        ``.txt``; ``result`` is the study's `studies.engine.StudyResult`. None: the
-        report's `studies.report.headline_table` (each measure's range per method).
+        ``.txt``; ``result`` is the study's `studies.engine.StudyResult`. A `GroupSummary`
+        is computed a packed group at a time as a run goes on. None: the report's
+        `studies.report.headline_table` (each measure's range per method).
     findings : callable or None
         ``findings(result, summary) -> list of str``: the study's findings in sentences, each
         number read from ``result`` (its `studies.engine.StudyResult`) or ``summary`` (the

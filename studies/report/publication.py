@@ -59,6 +59,7 @@ from studies.engine import (
     FAILS,
     INCONCLUSIVE,
     Grid,
+    GroupSummary,
     PackedGroup,
     RunResults,
     Study,
@@ -195,7 +196,7 @@ class _SideWork:
         self._tables: dict[str, cf.Future[PageTables]] = {}
         self._drawn: dict[str, list[cf.Future[str]]] = {}
         # each streamed packed group's share of its page tables, by study and group key
-        self._pieces: dict[str, dict[str, cf.Future[GroupTables]]] = {}
+        self._pieces: dict[str, dict[str, cf.Future[tuple[GroupTables, Any]]]] = {}
         self._folded: dict[str, tuple[Study, StudyResult]] = {}
         self._unstreamed = False
 
@@ -224,20 +225,32 @@ class _SideWork:
         threading.Thread(target=_spawn, args=(pool, self._workers), daemon=True,
                          name="start-side-work").start()
 
-    def stream(self, results: Sequence[Any]) -> None:
-        """Compute each finished packed group's share of its study's page tables
-        (`group_tables`) in the pool while the run goes on, when the pool is started."""
+    def stream(self, results: Sequence[Any], studies: Mapping[str, Study]) -> None:
+        """Compute each finished packed group's shares of its study's page tables
+        (`group_tables`) and summary (when a `GroupSummary`) in the pool while the run goes
+        on, when the pool is started."""
         if self._pool is None or self._unstreamed:
             return
         for found in results:
             if isinstance(found, PackedGroup) and isinstance(found.values, dict):
+                summary = studies[found.study].summary
+                part = summary.part if isinstance(summary, GroupSummary) else None
                 try:
-                    piece = self._pool.submit(group_tables, found)
+                    piece = self._pool.submit(_shares, found, part)
                 except RuntimeError:  # the pool broke: the run goes on, its tables come later
                     self._unstreamed = True
                     self._pieces.clear()
                     return
                 self._pieces.setdefault(found.study, {})[found.key] = piece
+
+    def summary_shares(self) -> dict[str, dict[str, Any]]:
+        """The streamed groups' shares of their studies' summaries (waiting for them)."""
+        found = {}
+        for name, pieces in self._pieces.items():
+            shares = {key: future.result()[1] for key, future in pieces.items()}
+            if all(share is not None for share in shares.values()):
+                found[name] = shares
+        return found
 
     def start(self, study: Study, result: StudyResult, grid: str | None) -> None:
         """Compute the study's page tables and judge its claims in the pool, if it goes: each
@@ -277,7 +290,7 @@ class _SideWork:
         """Every sent study's page tables (waiting for them; a group not streamed, stored
         before a resume, is read here)."""
         folded = {name: page_tables(study, result, {
-            key: future.result() for key, future in self._pieces[name].items()})
+            key: future.result()[0] for key, future in self._pieces[name].items()})
             for name, (study, result) in self._folded.items()}
         return {**{name: future.result() for name, future in self._tables.items()}, **folded}
 
@@ -295,6 +308,13 @@ class _SideWork:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _shares(group: PackedGroup, part: Callable[[PackedGroup], Any] | None
+            ) -> tuple[GroupTables, Any]:
+    """A packed group's share of its study's page tables, and of its summary (``part``, a
+    `GroupSummary`'s; None: the summary is not computed a group at a time)."""
+    return group_tables(group), part(group) if part is not None else None
 
 
 def _spawn(pool: cf.ProcessPoolExecutor, count: int) -> None:
@@ -386,7 +406,7 @@ def _judged(results: Mapping[str, StudyResult], studies: Sequence[Study], grid: 
     for name, result in chosen.items():
         if name not in later:
             side.draw(by_name[name], result, target, None)
-    rows = study_summaries(chosen, studies)
+    rows = study_summaries(chosen, studies, shares=side.summary_shares())
     verdicts = side.verdicts(chosen, studies, grid)
     target.mkdir(parents=True, exist_ok=True)
     write_tables(chosen, target, studies, verdicts, rows=rows)
@@ -457,6 +477,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
     if isinstance(names, str):
         raise TypeError(f"`studies` must be 'all' or a sequence of studies; got {studies!r}.")
     chosen = [s if isinstance(s, Study) else get_study(s) for s in names]
+    by_name = {s.name: s for s in chosen}
     target = (Path(out) if out is not None else
               Path("reports") / "runs" / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ"))
     base = _baseline(baseline)
@@ -480,8 +501,8 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         side.warm(any(s.pack_groups for s in chosen))
         results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
                       out=target, resume=resume, methods=methods, on_cell=on_cell,
-                      on_task=on_task, on_study=finished, on_results=side.stream,
-                      command=command)
+                      on_task=on_task, on_study=finished,
+                      on_results=lambda found: side.stream(found, by_name), command=command)
         return _finish(read_run(target, results=results), chosen, verdicts, summaries, base,
                        None, (), side)
     finally:

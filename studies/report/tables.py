@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from studies.engine import PackedGroup, Study, StudyResult, Verdict
+from studies.engine import GroupSummary, PackedGroup, Study, StudyResult, Verdict
 
 __all__ = ["Range", "cell_table", "claims_table", "group_ranges", "headline_table", "summaries",
            "write_tables"]
@@ -212,15 +212,23 @@ def write_tables(results: Mapping[str, StudyResult], directory: str | Path,
     return found
 
 
-def summaries(results: Mapping[str, StudyResult], studies: Sequence[Study] = ()
+def summaries(results: Mapping[str, StudyResult], studies: Sequence[Study] = (), *,
+              shares: Mapping[str, Mapping[str, Any]] | None = None
               ) -> dict[str, list[dict[str, Any]]]:
-    """Each study's summary rows: its ``Study.summary``, or `headline_table` without one."""
+    """Each study's summary rows: its ``Study.summary``, or `headline_table` without one.
+
+    ``shares``: by study, the shares of packed groups (by key) computed already for a
+    summary computed a group at a time (`studies.engine.GroupSummary`).
+    """
     by_name = {s.name: s for s in studies}
     found = {}
     for name, result in results.items():
         study = by_name.get(name)
         summary = study.summary if study is not None and study.summary else headline_table
-        found[name] = [dict(row) for row in summary(result)]
+        given = (shares or {}).get(name)
+        rows = (summary.table(result, given) if isinstance(summary, GroupSummary) and given
+                else summary(result))
+        found[name] = [dict(row) for row in rows]
     return found
 
 

@@ -122,7 +122,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from estimators import PROPORTION_METHODS, proportion_ci
-from studies.engine import CellResult, PackedGroup, StudyResult
+from studies.engine import CellResult, GroupSummary, PackedGroup, StudyResult
 from studies.engine.claims import Claim
 from studies.engine.design import Figure, Grid, Method, Params, Study
 from studies.engine.performance import Estimates
@@ -341,10 +341,10 @@ def _part(n: NDArray[Any], p: NDArray[Any], position: NDArray[Any],
         cut = np.partition(coverage, keep - 1, axis=1)[:, keep - 1]
     else:
         cut = np.full(coverage.shape[0], np.inf)
-    worst = []
-    for row, limit in zip(coverage, cut, strict=True):
-        pick = np.flatnonzero(row <= limit) if limit == limit else np.arange(cells)
-        worst.append(np.column_stack([row[pick], position[pick], n[pick], p[pick]]))
+    # a method whose keep-th lowest is nan keeps every cell
+    rows, picked = np.nonzero((coverage <= cut[:, None]) | np.isnan(cut)[:, None])
+    found = np.column_stack([coverage[rows, picked], position[picked], n[picked], p[picked]])
+    worst = np.split(found, np.cumsum(np.bincount(rows, minlength=coverage.shape[0]))[:-1])
     return _Part(cells=cells, n_low=int(n.min()), n_high=int(n.max()),
                  coverage=coverage.sum(axis=1), width=width.sum(axis=1),
                  below=np.count_nonzero(coverage < level - BELOW, axis=1), worst=worst)
@@ -412,20 +412,11 @@ def _cell_chunks(cells: Sequence[CellResult]) -> Iterator[
                          for m in ("coverage", "width")}})
 
 
-def _runs(result: StudyResult) -> Iterator[list[PackedGroup]]:
-    """Consecutive packed groups with the same methods and measures, a part of the grid at a
-    time (`StudyResult.batches`: each stored group read once)."""
-    for part in StudyResult(result.study, groups=result.groups).batches():
-        for _, same in itertools.groupby(part.groups, key=lambda g: [
-                (m, list(found)) for m, found in g.values.items()]):
-            yield list(same)
-
-
 _Slice = tuple[float, str, dict[str, NDArray[Any]], list[str], NDArray[np.float64],
                NDArray[np.float64]]
 
 
-def _slices(result: StudyResult) -> Iterator[_Slice]:
+def _slices(groups: Sequence[PackedGroup]) -> Iterator[_Slice]:
     """Each chunk's cells of one level and side: ``(level, side, columns, methods, coverage,
     width)``, columns ``n``, ``p`` and ``position`` and the measures as (methods x cells)
     arrays, the cells in grid order.
@@ -433,14 +424,11 @@ def _slices(result: StudyResult) -> Iterator[_Slice]:
     Groups laid out alike with the level and the side among their axes are cut along those
     axes (their arrays reshaped, no search); other results are sorted by level and side.
     """
-    for groups in _runs(result):
-        if all(g.axes == groups[0].axes for g in groups) and {
-                "confidence_level", "alternative"} <= set(groups[0].axes):
-            yield from _laid_out(groups)
-        else:
-            yield from _sorted(*_chunk(groups))
-    for columns, methods in _cell_chunks(result.cells):
-        yield from _sorted(columns, methods)
+    if all(g.axes == groups[0].axes for g in groups) and {
+            "confidence_level", "alternative"} <= set(groups[0].axes):
+        yield from _laid_out(groups)
+    else:
+        yield from _sorted(*_chunk(groups))
 
 
 def _chunk(groups: Sequence[PackedGroup]) -> tuple[dict[str, NDArray[Any]],
@@ -497,8 +485,8 @@ def summarise(result: StudyResult, *, worst: int = 3,
 
     The mean is uniform over the grid's cells; on a product grid it is the mean over ``p``
     averaged over ``n`` (BCD's "average coverage", their Figure 11, is the mean over p at
-    one n: pass ``bands=[(n, n)]``). Reads packed groups as arrays, so a full grid
-    (9,000,000 cells) streams through in memory proportional to one group.
+    one n: pass ``bands=[(n, n)]``). Reads packed groups as arrays, a group at a time, so a
+    full grid (9,000,000 cells) streams through in memory proportional to one group.
 
     Parameters
     ----------
@@ -516,9 +504,18 @@ def summarise(result: StudyResult, *, worst: int = 3,
     list of MethodSummary
         In order of method, level, alternative and band.
     """
-    limits = list(bands) if bands is not None else [_ALL_N]
-    tallies: dict[tuple[str, float, str, int], _Tally] = {}
-    for level, side, columns, names, coverage, width in _slices(result):
+    return _summaries(result, worst, list(bands) if bands is not None else [_ALL_N], {})
+
+
+_Share = list[tuple[tuple[str, float, str, int], _Part, int]]
+
+
+def _shares(slices: Iterable[_Slice], limits: Sequence[tuple[int, int]], worst: int
+            ) -> _Share:
+    """What the cells of ``slices`` add to each (method, level, alternative, band)'s tally:
+    ``(key, part, row)``, the part's row ``row`` being the method's."""
+    found: _Share = []
+    for level, side, columns, names, coverage, width in slices:
         n = columns["n"]
         parts: dict[bytes, _Part] = {}  # bands holding the same cells share their sums
         for b, (low, high) in enumerate(limits):
@@ -530,9 +527,27 @@ def summarise(result: StudyResult, *, worst: int = 3,
                 every = bool(inside.all())
                 parts[key] = _part(*(v if every else v[..., inside] for v in (
                     n, columns["p"], columns["position"], coverage, width)), level, worst)
-            for row, method in enumerate(names):
-                tallies.setdefault((method, level, side, b), _Tally(level, worst)).add(
-                    parts[key], row)
+            found += [((method, level, side, b), parts[key], row)
+                      for row, method in enumerate(names)]
+    return found
+
+
+def _summaries(result: StudyResult, worst: int, limits: Sequence[tuple[int, int]],
+               given: Mapping[str, _Share]) -> list[MethodSummary]:
+    """`summarise`, with the shares of the packed groups in ``given`` (by key) computed
+    already; each other group is read once. The sums are exact over the shares, so the
+    summaries do not depend on the order the groups came in."""
+    tallies: dict[tuple[str, float, str, int], _Tally] = {}
+
+    def add(share: _Share) -> None:
+        for key, part, row in share:
+            tallies.setdefault(key, _Tally(key[1], worst)).add(part, row)
+
+    for group in result.groups:
+        found = given.get(group.key)
+        add(found if found is not None else _shares(_slices([group.loaded()]), limits, worst))
+    for columns, methods in _cell_chunks(result.cells):
+        add(_shares(_sorted(columns, methods), limits, worst))
     return [tallies[key].summary(key[0], key[2]) for key in sorted(
         tallies, key=lambda k: (_method_order(k[0]), k[1], ALTERNATIVES.index(k[2]), k[3]))]
 
@@ -543,12 +558,15 @@ def _method_order(method: str) -> tuple[int, str]:
 
 
 N_BANDS: tuple[tuple[int, int], ...] = ((1, 29), (30, 99), (100, 1000))
+_TABLE_BANDS = [_ALL_N, *N_BANDS]
 
 
-def summary_table(result: StudyResult) -> list[dict[str, Any]]:
+def summary_table(result: StudyResult, shares: Mapping[str, _Share] | None = None
+                  ) -> list[dict[str, Any]]:
     """The run's headline table: `summarise` over all ``n`` and per band of `N_BANDS`.
 
-    One pass over the result (a full grid takes minutes to read): the bands overlap.
+    One pass over the result (the bands overlap); ``shares``: the `summary_share` of packed
+    groups computed already, by group key (as a run goes on).
     """
     return [{
         "method": s.method, "confidence_level": s.confidence_level,
@@ -557,7 +575,12 @@ def summary_table(result: StudyResult) -> list[dict[str, Any]]:
         "min_coverage": round(s.min_coverage, 6), "share_below": round(s.share_below, 6),
         "mean_width": round(s.mean_width, 6),
         "worst": "; ".join(f"n={n} p={p:g}: {c:.4f}" for n, p, c in s.worst)}
-        for s in summarise(result, bands=[_ALL_N, *N_BANDS])]
+        for s in _summaries(result, 3, _TABLE_BANDS, shares or {})]
+
+
+def summary_share(group: PackedGroup) -> _Share:
+    """A packed group's share of `summary_table` (what its cells add to each tally)."""
+    return _shares(_slices([group.loaded()]), _TABLE_BANDS, 3)
 
 
 def _grid(ns: Iterable[int], points: int, seconds: float,
@@ -664,7 +687,7 @@ STUDY = Study(
     applies=applies,
     pack_groups=True,
     method_parameters=("confidence_level", "alternative"),
-    summary=summary_table,
+    summary=GroupSummary(part=summary_share, table=summary_table),
     claims=CLAIMS,
     figures=FIGURES,
     findings=findings,
