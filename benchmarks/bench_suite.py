@@ -2,8 +2,9 @@
 
 For each study, in one run of this script: its full-grid cells; the wall time of
 ``evalcert study run NAME --grid full`` on 1 and on 2 local workers (the command as a user
-runs it: the run, its claims judged, its tables and report written); the peak memory of that
-command (the resident memory of the command and its worker processes, summed, sampled every
+runs it: the run, its claims judged, its tables and report written) and how much of it came
+after its last cell was stored (the run's judging and reporting, from the store's record of
+when each result was stored); the peak memory of that command (the resident memory of the command and its worker processes, summed, sampled every
 0.2 s); and, apart, the wall time and peak memory of judging and reporting alone
 (``evalcert study report`` on the finished run, which reads the run back from its store). The
 last row totals them. With ``--dask``, the whole suite then runs once more as one command on a
@@ -30,6 +31,7 @@ Run: ``python benchmarks/bench_suite.py [--studies NAME ...] [--workers 1 2] [--
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -121,6 +123,16 @@ def _verdicts(run_dir: Path, name: str) -> str:
     return ", ".join(f"{found.count(s)} {s.lower()}" for s in dict.fromkeys(found)) or "none"
 
 
+def _last_stored(run_dir: Path) -> float:
+    """When the run's last cell or group was stored (Unix time; the store records whole
+    seconds, so the time after it is overstated by less than a second)."""
+    with contextlib.closing(sqlite3.connect(f"file:{run_dir / 'run.sqlite'}?mode=ro",
+                                            uri=True)) as db:
+        found = db.execute("SELECT max(finished) FROM (SELECT finished FROM cells "
+                           "UNION ALL SELECT finished FROM groups)").fetchone()[0]
+    return datetime.fromisoformat(found).timestamp()
+
+
 def _tables(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir())
             if p.suffix in (".csv", ".txt") and p.name != "results.csv"}
@@ -134,9 +146,11 @@ def measure_study(name: str, workers: Sequence[int], grid: str, scratch: Path
     for count in workers:
         out = scratch / f"{name}-{count}"
         shutil.rmtree(out, ignore_errors=True)
+        started = time.time()
         seconds, peak, status = _timed(["study", "run", name, "--grid", grid, "--seed",
                                         str(SEED), "--workers", str(count), "--out", str(out)])
         row[f"run_s_{count}"], row[f"run_mb_{count}"] = seconds, peak / 2**20
+        row[f"tail_s_{count}"] = started + seconds - _last_stored(out)
         row["verdicts"] = _verdicts(out, name)
         print(f"{name}: {count} worker(s) {seconds:.1f} s, {peak / 2**20:.0f} MB "
               f"(exit {status})", flush=True)
@@ -262,7 +276,8 @@ def markdown(rows: Sequence[dict[str, Any]], workers: Sequence[int],
              dask: dict[str, Any] | None, grid: str) -> str:
     head = ["study", "cells"]
     for count in workers:
-        head += [f"{count} worker{'s' if count > 1 else ''}", f"peak memory ({count})"]
+        head += [f"{count} worker{'s' if count > 1 else ''}", f"peak memory ({count})",
+                 f"judging + report in the run ({count})"]
     head += ["judging + report (from the store)", "its peak memory", "load before",
              "verdicts"]
     lines = ["| " + " | ".join(head) + " |",
@@ -270,14 +285,17 @@ def markdown(rows: Sequence[dict[str, Any]], workers: Sequence[int],
     for row in rows:
         cells = [f"`{row['study']}`", f"{row['cells']:,}"]
         for count in workers:
-            cells += [_minutes(row[f"run_s_{count}"]), f"{row[f'run_mb_{count}']:,.0f} MB"]
+            tail = row[f"tail_s_{count}"]
+            cells += [_minutes(row[f"run_s_{count}"]), f"{row[f'run_mb_{count}']:,.0f} MB",
+                      f"{tail:.0f} s ({tail / row[f'run_s_{count}']:.0%})"]
         cells += [_minutes(row["report_s"]), f"{row['report_mb']:,.0f} MB",
                   f"{row['load']:.2f}", row["verdicts"]]
         lines.append("| " + " | ".join(cells) + " |")
     total = ["**total**", f"{sum(r['cells'] for r in rows):,}"]
     for count in workers:
         total += [f"**{_minutes(sum(r[f'run_s_{count}'] for r in rows))}**",
-                  f"{max(r[f'run_mb_{count}'] for r in rows):,.0f} MB (largest)"]
+                  f"{max(r[f'run_mb_{count}'] for r in rows):,.0f} MB (largest)",
+                  f"{sum(r[f'tail_s_{count}'] for r in rows):.0f} s"]
     total += [_minutes(sum(r["report_s"] for r in rows)),
               f"{max(r['report_mb'] for r in rows):,.0f} MB (largest)", "", ""]
     lines.append("| " + " | ".join(total) + " |")
@@ -297,10 +315,11 @@ def markdown(rows: Sequence[dict[str, Any]], workers: Sequence[int],
             f"Python {platform.python_version()}: every study's `{grid}` grid, seed {SEED}, "
             "each study as its own `evalcert study run` command (run, claims, tables and "
             "report; wall time and the peak resident memory of the command and its workers, "
-            "summed), then `evalcert study report` on the finished run (judging and "
-            "reporting read back from the store). \"Load before\" is the machine's 1-minute "
-            "load average as the study started (above 0.1: other processes were running and "
-            "the times are high). The whole suite takes about "
+            "summed; \"judging + report in the run\": from its last stored cell to its end, "
+            "and its share of the run), then `evalcert study report` on the finished run "
+            "(judging and reporting read back from the store). \"Load before\" is the "
+            "machine's 1-minute load average as the study started (above 0.1: other "
+            "processes were running and the times are high). The whole suite takes about "
             f"{worker_hours:.2f} worker-hours ({workers[0]} worker"
             f"{'s' if workers[0] > 1 else ''}).\n\n" + text)
 
