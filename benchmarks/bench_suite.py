@@ -4,13 +4,14 @@ For each study, in one run of this script: its full-grid cells; the wall time of
 ``evalcert study run NAME --grid full`` on 1 and on 2 local workers (the command as a user
 runs it: the run, its claims judged, its tables and report written) and how much of it came
 after its last cell was stored (the run's judging and reporting, from the store's record of
-when each result was stored); the peak memory of that command (the resident memory of the command and its worker processes, summed, sampled every
-0.2 s); and, apart, the wall time and peak memory of judging and reporting alone
-(``evalcert study report`` on the finished run, which reads the run back from its store). The
-last row totals them. With ``--dask``, the whole suite then runs once more as one command on a
-loopback Dask cluster started as README.md says (a ``dask scheduler`` process and a ``dask
-worker`` process with 2 single-threaded workers, configured by the README's YAML), and every
-table it writes (CSV and text) is compared byte for byte with the 2-local-worker runs.
+when each result was stored); the peak memory of that command (the resident memory of the
+command and its worker processes, summed, sampled every 0.2 s); and, apart, the wall time and
+peak memory of judging and reporting alone (``evalcert study report`` on the finished run,
+which reads the run back from its store). The last row totals them. With ``--dask``, the
+whole suite then runs once more as one command on a loopback Dask cluster started as
+README.md says (a ``dask scheduler`` process and a ``dask worker`` process with 2
+single-threaded workers, configured by the README's YAML), and every table it writes (CSV and
+text) is compared byte for byte with the 2-local-worker runs.
 
 With ``--together``, the studies instead run as ONE command (``evalcert study run NAME ...
 --workers 2``: one pool, the costliest tasks first), as the whole suite is run in one sitting:
