@@ -1,9 +1,12 @@
 """Running studies and publishing a run, each in one call (what ``evalcert study run`` does).
 
-`run_suite` runs studies (`studies.engine.run`); as each study's last cell is stored it judges
-the study's claims (every claim at its share of the suite's false-alarm budget,
-`studies.suite.claim_false_alarm`) and writes its tables (`write_tables`), while the other
-studies still run; at the end it compares the run with a baseline, if given
+`run_suite` runs studies (`studies.engine.run`); while they run, each packed group's shares of
+its study's page tables and summary are computed beside the run as the group finishes
+(`studies.report.pages.group_tables`, `studies.engine.GroupSummary`); as each study's last
+cell is stored it judges the study's claims (every claim at its share of the suite's
+false-alarm budget, `studies.suite.claim_false_alarm`) and writes its tables
+(`write_tables`), while the other studies still run; at the end it compares the run with a
+baseline, if given
 (`studies.report.compare`), and writes the report (`write_report`). `publish` does the same
 for a run stored earlier: judge, tables, compare, report. Both read the run's store once
 (`studies.engine.reading.read_run`; `run_suite` keeps the results `run` returned and reads
@@ -182,11 +185,17 @@ class _SideWork:
     processes while this one writes the study's summary (and the run goes on).
 
     Each of them reads every cell: on a full grid of packed groups they are most of a
-    report's cost. Sent to ``workers`` processes beside this one, one task each, they share
-    the cores instead of following one another. Packed groups go as references to their run
-    store (`StoredArrays`), read where they are used; a study whose groups are held in
-    memory, or that has plain cells only, is judged and drawn in this process, since sending
-    it would copy it. Verdicts, tables and SVG text are the same in any process.
+    report's cost. Sent to ``workers`` processes beside this one, a task each (a claim
+    each), they share the cores instead of following one another. Packed groups go as
+    references to their run store (`StoredArrays`), read where they are used; a study whose
+    groups are held in memory, or that has plain cells only, is judged and drawn in this
+    process, since sending it would copy it. Verdicts, tables and SVG text are the same in
+    any process.
+
+    While a run goes on, the processes also take each packed group as it finishes
+    (`stream`) and compute its shares of the page tables and of a `GroupSummary`: on one
+    worker they use the core the run leaves idle, and what is left when the last group is
+    stored is putting the shares together, the claims and the figures.
     """
 
     def __init__(self, workers: int) -> None:
