@@ -79,25 +79,26 @@ Performance measures
 Cost
     Quick grid: 1.7 s of computing on one core. Full grid (1 000 groups stored packed,
     ``pack_groups``: one row of arrays per ``n``, 16 bytes per cell and method, a 1.2 GB
-    store): 140-160 s on 1 worker with its claims, tables and report (six runs on
-    2026-11-28, this project's 2-core machine, whose speed varied by about 15% between
-    them; `benchmarks/RESULTS.md`, "Full grid of coverage_proportion"), 109 s on 2 workers;
-    judging and reporting it again from the store (`evalcert study report`) take 22-28 s.
-    The groups take 104-120 s of that; each group's commit to the store about 16 ms more (on
-    1 worker the run is one process); the claims, page tables and figures are computed in
-    worker processes while the summary is written (`studies.report.publication`). Judging
-    and reporting read the groups' arrays from the store a part of the grid at a time, only
-    the rows each reader asks for, and build tidy rows only for the cells, methods and
-    measures each claim, table and figure reads (`StudyResult.frames`, ``where``; a claim on
-    exact values only for those that can change its verdict). A group's computing splits
-    into ours' intervals (wilson-cc, Clopper-Pearson, Jeffreys and mid-p run their
-    lower-bound kernel once for both ends, their failure counts ``n - x`` being the counts
-    reversed; mid-p's root search is about half of ours), the coverage runs and expected
-    widths of each method at each level and side (a dot product per value of ``p``, about a
-    sixth of the group), the probability matrices and cumulative sums, and statsmodels'
-    intervals where they run (about 28% of an audited group). scipy's intervals are audited
-    on the quick grid only: each is a scalar root search per count (1.7 ms per exact
-    interval at n = 500), which would make the full grid about 3 core-hours.
+    store): 119-134 s on 1 worker with its claims, tables and report, of which about 11 s
+    after the last group is stored; 86-87 s on 2 workers (2026-11-28, this project's 2-core
+    machine; `benchmarks/RESULTS.md`, "Full grid of coverage_proportion"); judging and
+    reporting it again from the store (`evalcert study report`) take 21-23 s. Each group is
+    committed to the store on a thread of its own; as it finishes, processes beside the run
+    compute its shares of the page tables and of the summary (`summary_share`, a
+    `GroupSummary`), so that after the last group the claims and figures remain, computed in
+    those processes (`studies.report.publication`). Judging and reporting read the groups'
+    arrays from the store a part of the grid at a time, only the rows each reader asks for,
+    and build tidy rows only for the cells, methods and measures each claim, table and
+    figure reads (`StudyResult.frames`, ``where``; a claim on exact values only for those
+    that can change its verdict). A group's computing splits into ours' intervals
+    (wilson-cc, Clopper-Pearson, Jeffreys and mid-p run their lower-bound kernel once for
+    both ends, their failure counts ``n - x`` being the counts reversed; mid-p's root search
+    is about half of ours), the coverage runs and expected widths of each method at each
+    level and side (a dot product per value of ``p``, about a sixth of the group), the
+    probability matrices and cumulative sums, and statsmodels' intervals where they run
+    (about 28% of an audited group). scipy's intervals are audited on the quick grid only:
+    each is a scalar root search per count (1.7 ms per exact interval at n = 500), which
+    would make the full grid about 3 core-hours.
 
 References
 ----------
