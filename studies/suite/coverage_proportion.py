@@ -80,9 +80,9 @@ Cost
     Quick grid: 1.7 s of computing on one core. Full grid (1 000 groups stored packed,
     ``pack_groups``: one row of arrays per ``n``, 16 bytes per cell and method, a 1.2 GB
     store): 119-134 s on 1 worker with its claims, tables and report, of which about 11 s
-    after the last group is stored; 86-87 s on 2 workers (2026-11-28, this project's 2-core
+    after the last group is stored; 86-91 s on 2 workers (2026-11-28, this project's 2-core
     machine; `benchmarks/RESULTS.md`, "Full grid of coverage_proportion"); judging and
-    reporting it again from the store (`evalcert study report`) take 21-23 s. Each group is
+    reporting it again from the store (`evalcert study report`) take 21-25 s. Each group is
     committed to the store on a thread of its own; as it finishes, processes beside the run
     compute its shares of the page tables and of the summary (`summary_share`, a
     `GroupSummary`), so that after the last group the claims and figures remain, computed in
