@@ -2,16 +2,15 @@
 
 `run_suite` runs studies (`studies.engine.run`); while they run, each packed group's shares of
 its study's page tables and summary are computed beside the run as the group finishes
-(`studies.report.pages.group_tables`, `studies.engine.GroupSummary`); as each study's last
-cell is stored it judges the study's claims (every claim at its share of the suite's
-false-alarm budget, `studies.suite.claim_false_alarm`) and writes its tables
-(`write_tables`), while the other studies still run; at the end it compares the run with a
-baseline, if given
-(`studies.report.compare`), and writes the report (`write_report`). `publish` does the same
-for a run stored earlier: judge, tables, compare, report. Both read the run's store once
-(`studies.engine.reading.read_run`; `run_suite` keeps the results `run` returned and reads
-only the metadata) and return a `Publication`: the verdicts, the comparison, the report's
-path and the exit status the command line gives.
+(`studies.report.pages.group_tables`, `studies.engine.GroupSummary`); as each study's last cell
+is stored it judges the study's claims (every claim at its share of the suite's false-alarm
+budget, `studies.suite.claim_false_alarm`) and writes its tables (`write_tables`), while the
+other studies still run; at the end it compares the run with a baseline, if given
+(`studies.report.compare`), and writes the report (`write_report`). `publish` does the same for
+a run stored earlier: judge, tables, compare, report. Both read the run's store once
+(`studies.engine.reading.read_run`; `run_suite` keeps the results `run` returned and reads only
+the metadata) and return a `Publication`: the verdicts, the comparison, the report's path and
+the exit status the command line gives.
 
 Examples
 --------
