@@ -387,8 +387,7 @@ def publish(run_dir: str | os.PathLike[str] | StoredRun, studies: Sequence[Study
     target = Path(out) if out is not None else stored.directory
     side = _SideWork(os.cpu_count() or 1)
     try:
-        side.warm(any(r.groups for name, r in stored.results.items()
-                      if name in {s.name for s in found}))
+        side.warm(any(stored.results[s.name].groups for s in found))
         verdicts, summaries = _judged(stored.results, found, _grid_name(stored), target, side)
         return _finish(stored, chosen, verdicts, summaries, base,
                        Path(out) if out is not None else None, unknown, side)
