@@ -180,6 +180,25 @@ def test_shares_use_the_binomial_se_and_directions_name_improvements():
     assert worse.changes["change"].tolist() == [REGRESSION] and worse.status() == 1
 
 
+@pytest.mark.parametrize("direction", [-1.0, +1.0])
+def test_the_largest_z_is_the_size_of_a_lone_shift_either_way(direction):
+    # three Monte Carlo bias values with MCSE 0.01 on each side (SE of a difference 0.01414);
+    # only the middle one moves, by 5 SEs of the difference: past k = 3 either way
+    se = 0.01 * math.sqrt(2)
+    a = _results([0.0, 0.0, 0.0], 0.01)
+    b = _results([0.0, direction * 5 * se, 0.0], 0.01, seed="2")
+    found = compare(a, b, k=3.0)
+    assert found.status() == 1 and found.changes["z"].tolist() == [
+        pytest.approx(direction * 5)]
+    assert found.largest_z == pytest.approx(5.0)
+    assert "largest |z| 5.000, k = 3.000" in found.summary()
+    report = found.to_dict()
+    assert report["status"] == 1 and report["largest_z"] == pytest.approx(5.0)
+    # below k, no change is flagged and the largest |z| is still the shift's size
+    small = compare(a, _results([0.0, direction * 2 * se, 0.0], 0.01, seed="2"), k=3.0)
+    assert small.status() == 0 and small.largest_z == pytest.approx(2.0)
+
+
 def test_missing_cells_and_methods_are_regressions_added_ones_are_reported():
     a = _results([0.0, 0.0, 0.0], 0.01)
     b = Results(Path("b"), "run", a.rows.iloc[:2], a.verdicts, a.studies, a.grids, "1", {}, False)

@@ -77,3 +77,30 @@ def test_a_directory_without_a_run_or_with_other_studies_is_refused(two_runs, tm
     assert not (tmp_path / "reference").exists()
     assert main(["study", "reference", str(tmp_path / "nowhere")]) == 2
     assert "`run_dir` must be a run directory holding run.sqlite" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("run_dirty, judged_dirty", [(False, True), (True, False)])
+def test_the_tree_of_the_run_and_of_the_judging_claims_are_recorded_apart(
+        tmp_path, monkeypatch, run_dirty, judged_dirty):
+    # the run records its own tree; `claims_tree` is the tree of the code that judged it
+    import studies.engine.provenance
+    import studies.report.reference
+
+    def state(commit, dirty):
+        return lambda: {"git_commit": commit, "git_dirty": dirty}
+
+    monkeypatch.setattr(studies.engine.provenance, "git_state", state("a" * 40, run_dirty))
+    assert main(["study", "run", "binomial_coverage", "--seed", "3", "--workers", "1",
+                 "--out", str(tmp_path / "run")]) == 0
+    monkeypatch.setattr(studies.report.reference, "git_state", state("b" * 40, judged_dirty))
+    verdicts = evaluate_claims(get_study("binomial_coverage").claims,
+                               results_from_store(tmp_path / "run")["binomial_coverage"],
+                               grid="quick", familywise_error=claim_false_alarm())
+    record(tmp_path / "run", tmp_path / "reference", {"binomial_coverage": verdicts})
+    info = json.loads((tmp_path / "reference" / "binomial_coverage.json").read_text())
+    words = {True: "uncommitted changes", False: "clean"}
+    assert (info["commit"], info["tree"]) == ("a" * 40, words[run_dirty])
+    assert (info["claims_judged_at"], info["claims_tree"]) == ("b" * 40, words[judged_dirty])
+    index = (tmp_path / "reference" / "index.md").read_text()
+    assert (f"commit {'a' * 40} ({words[run_dirty]})" in index
+            and f"Claims judged at commit {'b' * 40} ({words[judged_dirty]})." in index)
