@@ -308,6 +308,47 @@ def _salvage(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from studies.audit import (
+        SHIPPED_FAULTS,
+        AuditSettings,
+        describe,
+        load_faults,
+        run_audit,
+        write_audit,
+    )
+
+    faults = load_faults(args.faults or SHIPPED_FAULTS)
+    if args.only:
+        unknown = sorted(set(args.only) - {f.name for f in faults})
+        if unknown:
+            raise ValueError(f"--only must name faults of the file; got {unknown}.")
+        faults = [f for f in faults if f.name in args.only]
+    if args.check:
+        for fault in faults:
+            print(f"{fault.name}{' (harmless)' if fault.harmless else ''}: {fault.target}: "
+                  f"{fault.what}")
+        print(f"{len(faults)} faults apply to the source")
+        return 0
+    names = _expand(args.studies)
+    for name in names:
+        get_study(name)  # an unknown name fails here, not once per fault
+    baseline = None
+    if not args.no_baseline:
+        _loaded(args.baseline, "--baseline")
+        baseline = str(args.baseline.resolve())
+    settings = AuditSettings(tuple(names), args.grid, args.seed, baseline, args.workers,
+                             args.timeout)
+    result = run_audit(faults, args.out, settings, resume=args.resume,
+                       on_outcome=lambda *found: print(describe(*found), flush=True))
+    page = write_audit(result, args.out)
+    rates = result.rates()
+    print(f"audit: claims caught {rates['caught']} of {rates['faults']} faults, CI turned red "
+          f"for {rates['faults'] - rates['missed']}; {rates['quiet']} of {rates['harmless']} "
+          f"harmless rewrites quiet; page: {page}")
+    return 0
+
+
 def handle(args: argparse.Namespace) -> int:
     """Run the action ``args.action`` of ``evalcert study``; the exit status."""
     return ACTIONS[args.action](args)
@@ -317,5 +358,5 @@ def handle(args: argparse.Namespace) -> int:
 ACTIONS: dict[str, Callable[[argparse.Namespace], int]] = {
     "list": _list, "new": _new, "run": _run, "check": _check, "report": _report,
     "compare": _compare, "bless": _bless, "reference": _reference, "status": _status,
-    "salvage": _salvage,
+    "salvage": _salvage, "audit": _audit,
 }

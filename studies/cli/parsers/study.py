@@ -20,7 +20,7 @@ def add_command(commands: Any) -> None:
     """Add the ``study`` subcommand and its actions."""
     study = commands.add_parser(
         "study", help="simulation studies: list, new, run, check, report, compare, bless, "
-                      "reference, status")
+                      "reference, status, salvage, audit")
     study.set_defaults(handler=_handle)  # every action: `studies.cli.study.handle` runs it
     actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
     actions.add_parser("list", help="the discovered studies, their grids and where they come "
@@ -128,6 +128,37 @@ def add_command(commands: Any) -> None:
     salvaging.add_argument("--out", type=output_directory, required=True, metavar="NEWDIR",
                            help="a new or empty directory for the salvaged run (continue it "
                                 "there with study run ... --resume)")
+
+    auditing = actions.add_parser(
+        "audit", help="run studies once per declared fault of the code, as CI runs them, and "
+                      "report which claims catch each fault and what the gate flags")
+    auditing.add_argument("faults", type=Path, nargs="?", default=None, metavar="FAULTS",
+                          help="a TOML file of [[fault]] tables (default: the shipped fault "
+                               "set, studies/audit/faults.toml)")
+    auditing.add_argument("--studies", nargs="+", default=["all"], metavar="NAME",
+                          help="the studies each fault's run runs ('all': the suite)")
+    auditing.add_argument("--only", nargs="+", default=None, metavar="FAULT",
+                          help="run these faults of the file only")
+    auditing.add_argument("--grid", default="quick", choices=("quick", "full"),
+                          help="the grid of every run")
+    auditing.add_argument("--seed", type=count, default=20190,
+                          help="root seed of every run (default: the quick suite's)")
+    auditing.add_argument("--baseline", type=Path, default=Path("reports") / "baseline",
+                          metavar="DIR", help="the baseline each run is compared with")
+    auditing.add_argument("--no-baseline", action="store_true",
+                          help="run without the regression gate (claims only)")
+    auditing.add_argument("--workers", type=workers, default=2,
+                          help="local worker processes of each run")
+    auditing.add_argument("--timeout", type=positive_number, default=1800.0, metavar="SECONDS",
+                          help="a run still going after this long counts as broken")
+    auditing.add_argument("--out", type=output_directory, default=Path("reports") / "audit",
+                          help="the audit directory (its page: OUT/index.html)")
+    auditing.add_argument("--resume", action="store_true",
+                          help="reuse the outcomes of faults already run with the same patch "
+                               "and settings")
+    auditing.add_argument("--check", action="store_true",
+                          help="only check that every fault applies to the source, and list "
+                               "them")
 
 
 def _study_name(text: str) -> str:
