@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from estimators import certification_sample_size, proportion_ci
+from estimators import certification_power, certification_sample_size, proportion_ci
 from studies.engine import run
 from studies.engine.design import Grid
 from studies.suite import power_calibration_exact as pce
@@ -290,3 +290,57 @@ def test_findings_read_the_pass_rates_from_the_summary():
                           "reproduced.")
     *_, no_f1 = pce.findings(None, rows[:2])
     assert no_f1.startswith("This run certifies no F1")
+
+
+# Every population of the full grid (and so the quick grid's), each measure and bound, at
+# sizes from 1 to planned sizes in the thousands.
+_POPULATIONS = [(p, f) for p in (0.05, 0.15, 0.4) for f in (0.7, 0.85)]
+
+
+@pytest.mark.parametrize("prevalence, f1", _POPULATIONS)
+def test_the_oracle_power_is_certification_powers_at_every_population(prevalence, f1):
+    cells = pce.population(prevalence, f1)
+    truth = tuple(float(c) for c in cells)
+    worst = 0.0
+    for certified in pce.MEASURES:
+        for method in pce.METHODS:
+            interval = pce._interval(method, certified)
+            for f in (0.8, 0.9, 0.95):
+                theta = pce.threshold({"prevalence": prevalence, "f1": f1,
+                                       "certified": certified, "f": f})
+                for size in (1, 7, 60, 333, 2_500):
+                    found = pce.oracle_power(certified, size, theta, cells, interval)
+                    power = certification_power(certified, size, theta, truth=truth,
+                                                interval=interval)
+                    worst = max(worst, abs(found - power))
+    assert worst <= 1e-12
+
+
+def test_the_oracle_bound_is_proportion_cis():
+    x, n = np.meshgrid(np.arange(41.0), np.arange(1.0, 41.0))
+    keep = x <= n
+    for method in ("clopper-pearson", "wilson"):
+        low = proportion_ci(x[keep].astype(int), n[keep].astype(int), method=method,
+                            alternative="greater").low
+        assert np.allclose(pce._oracle_bound(x[keep], n[keep], method), low, rtol=0,
+                           atol=1e-12)
+
+
+def test_a_fault_in_the_planning_machinery_moves_its_power_but_not_the_oracles(monkeypatch):
+    # the population's recall read one cell off (fn taken for fp): certification_power, and
+    # every plan made with the same machinery, move; the study's measurement does not
+    import estimators._exact_power as machinery
+
+    cells = pce.population(0.15, 0.85)
+    cells[1], cells[2] = 0.5 * cells[1], 1.5 * cells[2]  # recall below precision
+    truth = tuple(float(c) for c in cells)
+    theta = 0.7
+    before = certification_power("recall", 400, theta, truth=truth)
+    oracle = pce.oracle_power("recall", 400, theta, cells, "clopper-pearson")
+    assert before == pytest.approx(oracle, abs=1e-12)
+    right = machinery._truth
+    monkeypatch.setattr(machinery, "_truth", lambda value, req: right(
+        (value[0], value[2], value[1], value[3]), req))
+    moved = certification_power("recall", 400, theta, truth=truth)
+    assert abs(moved - before) > 0.05
+    assert pce.oracle_power("recall", 400, theta, cells, "clopper-pearson") == oracle

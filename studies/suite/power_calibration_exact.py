@@ -40,8 +40,11 @@ Performance measures
     and false positives; recall: true positives and false negatives; F1: true positives and
     errors); every outcome is enumerated with its probability except the least likely ones
     whose total probability is below ``DROPPED = 1e-7`` (left out, the rest renormalised),
-    and its pass probability is the exact power at the population
-    (`estimators.certification_power`), so the pass rate carries no Monte Carlo error. The
+    and its pass probability is the exact power at the population, computed apart from the
+    planner's code from scipy.stats' binomial laws and the bound's own formula
+    (`oracle_power`; it agrees with `estimators.certification_power` to 1e-12, which the
+    tests check, so a fault in the planning machinery moves the plans but not the
+    measurement of their power), so the pass rate carries no Monte Carlo error. The
     plans are `estimators.certification_sample_size`'s, searched for a cell's samples
     together (`_search`: the samples whose test-set trials follow the same law share its
     computation; the tests check every plan against the planner's), and kept across the
@@ -73,9 +76,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
+from scipy import special, stats
 
-from estimators import certification_power, certification_sample_size, f1_ci, proportion_ci
+from estimators import certification_sample_size, f1_ci, proportion_ci
 from estimators._exact_power import _jeffreys, _problem
 from estimators._planning_request import _request
 from estimators._size_search import _beyond, _doubling, _limit
@@ -85,8 +88,8 @@ from studies.engine.design import Figure, Grid, Params, Sample, Study
 from studies.engine.findings import versus_paper
 from studies.engine.performance import Estimates
 
-__all__ = ["DROPPED", "MAX_TEST_SIZE", "MEASURES", "STUDY", "enumerate_outcomes", "population",
-           "summary_table", "threshold"]
+__all__ = ["DROPPED", "MAX_TEST_SIZE", "MEASURES", "STUDY", "enumerate_outcomes", "oracle_power",
+           "population", "summary_table", "threshold"]
 
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -399,6 +402,66 @@ def _curves(members: Sequence[tuple[Conditional, int]]) -> list[Array]:
                                for found in founds], read=founds)
 
 
+def _oracle_bound(x: Array, n: Array, interval: str) -> Array:
+    """The one-sided lower bound at `LEVEL` of ``x`` successes in ``n > 0`` trials, from
+    scipy.stats directly: Clopper-Pearson's Beta quantile (0 at ``x = 0``; Clopper & Pearson
+    1934) or Wilson's score bound (Wilson 1927; Brown, Cai & DasGupta 2001, eq. 4)."""
+    if interval.endswith("clopper-pearson"):
+        with np.errstate(invalid="ignore"):
+            bound = stats.beta.ppf(1.0 - LEVEL, x, n - x + 1.0)
+        return np.where(x > 0, bound, 0.0)
+    z = float(stats.norm.isf(1.0 - LEVEL))
+    spread = z / (n + z * z) * np.sqrt(x * (n - x) / n + z * z / 4.0)
+    return np.asarray((x + z * z / 2.0) / (n + z * z) - spread)
+
+
+def _oracle_least_passing(largest: int, cut: float, interval: str) -> IntArray:
+    """For each number of trials ``T = 0..largest``, the least count ``x <= T`` whose bound
+    exceeds ``cut`` (``T + 1``: none), by bisection over ``x`` (the bound rises with ``x``)."""
+    trials = np.arange(largest + 1)
+    low, high = np.zeros(largest + 1, dtype=np.int64), trials + 1
+    while (open_ := low < high).any():
+        middle = (low + high) // 2
+        x = np.minimum(middle, trials).astype(np.float64)
+        clears = (middle <= trials) & (trials > 0) & (
+            _oracle_bound(x, np.maximum(trials, 1).astype(np.float64), interval) > cut)
+        high = np.where(open_ & clears, middle, high)
+        low = np.where(open_ & ~clears, middle + 1, low)
+    return low
+
+
+def oracle_power(measure: str, size: int, theta: float, cells: Sequence[float],
+                 interval: str) -> float:
+    """The exact chance that a test set of ``size`` documents from the population passes,
+    computed apart from the estimators' planning code (the study's independent measurement).
+
+    A simple random test set of ``s`` documents from cells ``(tp, fp, fn, tn)``: the measure's
+    trials ``T`` (accuracy: every document; precision: the retrieved ``tp + fp``; recall: the
+    relevant ``tp + fn``; F1: ``tp + fp + fn``, the Jaccard ratio's) are ``Binomial(s, q)``,
+    its successes given ``T`` are ``Binomial(T, r)``, and the test passes when the bound of
+    the successes exceeds theta (F1 through ``F1 = 2 J / (1 + J)``: ``J > theta / (2 -
+    theta)``): ``P = sum_T P(T) P(X >= k(T) | T)``, every probability from scipy.stats, the
+    bound from its formula (`_oracle_bound`). Trial counts holding less than 1e-18 of the
+    mass are left out.
+    """
+    tp, fp, fn, tn = (float(c) for c in cells)
+    trials_share, success_share = {
+        "accuracy": (1.0, tp + tn), "precision": (tp + fp, tp / (tp + fp)),
+        "recall": (tp + fn, tp / (tp + fn)), "f1": (tp + fp + fn, tp / (tp + fp + fn)),
+    }[measure]
+    cut = theta / (2.0 - theta) if measure == "f1" else theta
+    if trials_share == 1.0:
+        trials = np.array([size])
+        chance = np.ones(1)
+    else:
+        trials = np.arange(size + 1)
+        chance = stats.binom.pmf(trials, size, trials_share)
+        kept = chance > 1e-18
+        trials, chance = trials[kept], chance[kept]
+    least = _oracle_least_passing(int(trials.max()), cut, interval)[trials]
+    return float(chance @ stats.binom.sf(least - 1, trials, success_share))
+
+
 def _passes(tests: IntArray, measure: str, interval: str, theta: float) -> Array:
     """Whether each simulated test set ``(tp, fp, fn, tn)`` certifies the measure."""
     tp, fp, fn, tn = (tests[:, k] for k in range(4))
@@ -426,8 +489,7 @@ def _certified(method: str, data: Any, params: Params) -> Estimates:
     cells = population(float(params["prevalence"]), float(params["f1"]))
     if exact:
         truth = tuple(float(c) for c in cells)
-        chance = {s: certification_power(measure, int(s), theta, truth=truth,
-                                         interval=interval, confidence_level=LEVEL)
+        chance = {s: oracle_power(measure, int(s), theta, truth, interval)
                   for s in np.unique(size[planned])}
         passed[planned] = [chance[s] for s in size[planned]]
     elif planned.size:
