@@ -333,3 +333,29 @@ def test_the_table1_figure_draws_a_lone_sample_size_as_a_category_coloured_by_th
     judged = [g for g in ET.fromstring(svg).iter(f"{SVG}g")
               if re.fullmatch(r"t1-line-\d+-\d+-[\w]+-(inside|outside)", g.get("id", ""))]
     assert judged
+
+
+def test_a_run_whose_method_left_a_figure_nothing_to_draw_still_writes_its_verdicts(tmp_path):
+    # the median fails in every cell: its figure cannot be drawn; the page says so in the
+    # figure's place, and the run's verdicts, tables and page are written all the same
+    from studies.report import run_suite
+
+    study = get_study("mean_bias")
+
+    def broken(data, params):
+        raise FloatingPointError("no median today")
+
+    figure = Figure("measure_by", "Bias of the median against n.",
+                    options={"measure": "bias", "x": "n", "methods": ("median",)})
+    grid = Grid({"distribution": ["exponential"], "n": [10, 20]}, n_replicates=50)
+    changed = dataclasses.replace(study, methods={**study.methods, "median": broken},
+                                  figures=(figure,))
+    published = run_suite([changed], grid=grid, out=tmp_path / "run", rng=7, workers=1)
+    with pytest.raises(ValueError, match=r"its cells have no bias rows of methods \['median'\]"):
+        draw(figure, changed, published.results["mean_bias"], figure_id="m")
+    svg = (tmp_path / "run" / "figures" / "mean_bias-1.svg").read_text()
+    assert "Not drawn from this run:" in svg and 'id="mean_bias-1"' in svg
+    ET.fromstring(svg[svg.index("<svg"):])  # well-formed
+    page = (tmp_path / "run" / "mean_bias.html").read_text()
+    assert "Not drawn from this run:" in page and "median-biased-for-skewed-data" in page
+    assert published.verdicts["mean_bias"] and (tmp_path / "run" / "summary.md").is_file()

@@ -798,10 +798,39 @@ def study_figure(study: Study, result: StudyResult, index: int, *, run_dir: str 
     Returns
     -------
     str
-        The SVG document, the same bytes in any process.
+        The SVG document, the same bytes in any process. A figure that cannot be drawn from
+        this run (its methods left no values, its query selects nothing) is a short SVG
+        saying so and why: the page, its verdicts and the comparison are written all the
+        same.
     """
-    return draw(study.figures[index - 1], study, result, figure_id=f"{study.name}-{index}",
-                run_dir=run_dir, summary=summary if study.summary else None)
+    figure_id = f"{study.name}-{index}"
+    try:
+        return draw(study.figures[index - 1], study, result, figure_id=figure_id,
+                    run_dir=run_dir, summary=summary if study.summary else None)
+    except ValueError as error:
+        return not_drawn(str(error), figure_id)
+
+
+_NOTE_LINE = 110  # characters per line of a figure's "not drawn" note
+
+
+def not_drawn(reason: str, figure_id: str) -> str:
+    """A small SVG in a figure's place: "Not drawn from this run:" and the reason."""
+    words = f"Not drawn from this run: {reason}".split()
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= _NOTE_LINE:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    height = 16 + 20 * len(lines)
+    texts = "".join(f'<text x="8" y="{24 + 20 * i}">{html.escape(line)}</text>'
+                    for i, line in enumerate(lines))
+    return ('<?xml version="1.0" encoding="utf-8" standalone="no"?>\n'
+            f'<svg xmlns="http://www.w3.org/2000/svg" id="{html.escape(figure_id)}" '
+            f'width="720pt" height="{height}pt" viewBox="0 0 960 {height}" role="img" '
+            'font-family="sans-serif" font-size="14" fill="#8a5a00">'
+            f"<title>Not drawn</title>{texts}</svg>\n")
 
 
 @dataclass(frozen=True)
