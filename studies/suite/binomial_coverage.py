@@ -109,6 +109,10 @@ CLAIMS = (
           "(Brown, Cai & DasGupta 2001, section 2.1).",
           ("wald",), "coverage", "at_most", target="confidence_level", margin=-0.05,
           where="n * p <= 2 or n * (1 - p) <= 2"),
+    Claim("share-unbiased",
+          "The sample share x / n that both intervals are built around is unbiased for p in "
+          "every cell (exactly: E[x] = n p).",
+          ("wald", "wilson"), "bias", "within", target=0.0, resolution=0.01),
 )
 
 FIGURES = (
