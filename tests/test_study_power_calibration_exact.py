@@ -344,3 +344,36 @@ def test_a_fault_in_the_planning_machinery_moves_its_power_but_not_the_oracles(m
     moved = certification_power("recall", 400, theta, truth=truth)
     assert abs(moved - before) > 0.05
     assert pce.oracle_power("recall", 400, theta, cells, "clopper-pearson") == oracle
+
+
+@pytest.mark.parametrize("certified, row", [
+    ("accuracy", (150, 20, 0, 0)), ("recall", (25, 30, 6, 139)), ("precision", (25, 6, 30, 139)),
+    ("f1", (25, 3, 4, 168))])
+def test_the_oracle_assurance_is_certification_powers_over_the_posterior(certified, row):
+    theta = 0.7
+    for method in pce.METHODS:
+        interval = pce._interval(method, certified)
+        cut = theta / (2.0 - theta) if certified == "f1" else theta
+        least = pce._oracle_least_passing(700, cut, interval)
+        for size in (1, 40, 333, 700):
+            found = pce.oracle_assurance(row, size, theta, certified, interval, least)
+            expected = certification_power(certified, size, theta, confusion=row,
+                                           interval=interval)
+            assert found == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_planner_with_a_prior_of_one_fails_the_oracle_check(monkeypatch):
+    # the exact planner's Jeffreys prior (1/2 per cell) taken as 1: its plans are no longer
+    # the least sizes reaching the power under the right posterior, and the check says so
+    params = {"prevalence": 0.15, "f1": 0.85, "certified": "accuracy", "f": 0.9, "r": 200}
+    sample = pce.enumerate_outcomes([params])
+    weights = sample.probability[0]
+    right = pce._certified("clopper-pearson", sample.data, params)
+    assert weights @ right.correct == pytest.approx(1.0, abs=1e-12)
+    monkeypatch.setattr(pce, "_PLANNED", {})
+    monkeypatch.setattr(pce, "_jeffreys", lambda counts: np.asarray(counts, float) + 1.0)
+    wrong = pce._certified("clopper-pearson", sample.data, params)
+    assert weights @ wrong.correct < 0.5
+    # the plans moved; the measurement of their power is the oracle's, not the planner's
+    moved = ~np.isnan(wrong.size) & (wrong.size != right.size)
+    assert moved.any()
