@@ -308,6 +308,20 @@ def _salvage(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pins(args: argparse.Namespace) -> int:
+    from studies.engine.pins import pin_markdown, pin_table
+
+    table = pin_table([get_study(name) for name in study_names()])
+    text = pin_markdown(table)
+    if args.out is None:
+        print(text, end="")
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+        print(f"pins: {args.out}")
+    return 0 if (table["missing"] == "").all() else EXIT_CLAIM_FAILS
+
+
 def _audit(args: argparse.Namespace) -> int:
     from studies.audit import (
         SHIPPED_FAULTS,
@@ -358,5 +372,5 @@ def handle(args: argparse.Namespace) -> int:
 ACTIONS: dict[str, Callable[[argparse.Namespace], int]] = {
     "list": _list, "new": _new, "run": _run, "check": _check, "report": _report,
     "compare": _compare, "bless": _bless, "reference": _reference, "status": _status,
-    "salvage": _salvage, "audit": _audit,
+    "salvage": _salvage, "pins": _pins, "audit": _audit,
 }

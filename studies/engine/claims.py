@@ -80,10 +80,12 @@ from studies.engine.regions import as_text, region_mask
 from studies.engine.results import PackedGroup, StudyResult
 
 __all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "FAILURE_COLUMNS", "HOLDS",
-           "INCONCLUSIVE", "NOT_RUN", "RESOLUTIONS", "STATUSES", "Claim", "Verdict",
+           "INCONCLUSIVE", "NOT_RUN", "PINS", "RESOLUTIONS", "STATUSES", "Claim", "Verdict",
            "evaluate_claims", "tally", "worst_status"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
+# What a claim may hold its methods to (`Claim.pins`).
+PINS: tuple[str, ...] = ("validity", "efficiency")
 # Measures that are shares of replicates: their MCSE is taken at the bound (binomial).
 SHARES: tuple[str, ...] = ("coverage", "be_coverage", "tested", "rejection",
                            "conditional_rejection", "correct_share")
@@ -160,6 +162,13 @@ class Claim:
     familywise_error : float, optional
         Probability that the claim fails on a run where it is true (Monte Carlo values);
         default: the share of a suite's budget that `evaluate_claims` is given.
+    pins : tuple of str
+        Which promises of its methods the claim holds them to (`PINS`): ``"validity"``
+        (coverage at least nominal, or near it where that is the method's promise; no bias;
+        a plan that delivers its power) and ``"efficiency"`` (no wider, more conservative or
+        larger than needed); empty: a finding about the methods' behaviour (an interval that
+        under-covers, a biased estimator). `studies.engine.pins` tabulates them per public
+        estimator method.
     """
 
     name: str
@@ -177,8 +186,12 @@ class Claim:
     grids: tuple[str, ...] = ()
     exact_tolerance: float = 1e-9
     familywise_error: float | None = None
+    pins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if not isinstance(self.pins, tuple) or not set(self.pins) <= set(PINS):
+            raise ValueError(f"`pins` of claim {self.name!r} must be a tuple of {PINS}; got "
+                             f"{self.pins!r}.")
         if self.comparison not in COMPARISONS:
             raise ValueError(
                 f"`comparison` must be one of {COMPARISONS}; got {self.comparison!r}.")

@@ -311,6 +311,12 @@ class Study:
         `studies.engine.findings` (a value with its MCSE, a paper's number beside ours).
         Shown on the study's page under the sentences the report writes from the claims'
         verdicts. None: those sentences only.
+    estimator_methods : mapping of str to str
+        The public estimator method each of the study's methods runs, as ``function:method``
+        (``"proportion_ci:wilson"``; ``"f1_ci:jaccard-clopper-pearson"`` for its two-sided
+        interval and its LOSCI alike): what `studies.engine.pins` reads to say which claims
+        hold each public method to its validity and its efficiency. Methods not named (a
+        peer library's, a helper) pin nothing.
     ademp : str
         The study's ADEMP in words: a title line, then sections ``Aims``,
         ``Data-generating mechanisms``, ``Estimands``, ``Methods``, ``Performance measures``
@@ -337,9 +343,15 @@ class Study:
     figures: tuple[Figure, ...] = ()
     summary: Callable[[Any], Sequence[Mapping[str, Any]]] | None = None
     findings: Callable[[Any, Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
+    estimator_methods: Mapping[str, str] = field(default_factory=dict)
     ademp: str = ""
 
     def __post_init__(self) -> None:
+        bad = sorted(k for k, v in self.estimator_methods.items()
+                     if not (isinstance(v, str) and v.count(":") == 1 and all(v.split(":"))))
+        if bad:
+            raise ValueError(f"`estimator_methods` must map method names to "
+                             f"'function:method' strings; got {bad} of study {self.name!r}.")
         missing = {"quick", "full"} - set(self.grids)
         if missing:
             raise ValueError(f"`grids` must include 'quick' and 'full'; missing {sorted(missing)}.")

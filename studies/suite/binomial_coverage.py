@@ -103,7 +103,7 @@ CLAIMS = (
           "Averaged over p, the Wilson interval covers within 2 points of the nominal level at "
           "every n (Brown, Cai & DasGupta 2001, section 4.1.1).",
           ("wilson",), "coverage", "within", target="confidence_level", margin=0.02,
-          mean_over=("p",)),
+          mean_over=("p",), pins=("validity", "efficiency")),
     Claim("wald-undercovers-small-np",
           "The Wald interval covers at least 5 points below nominal when n min(p, 1 - p) <= 2 "
           "(Brown, Cai & DasGupta 2001, section 2.1).",
@@ -154,6 +154,7 @@ STUDY = Study(
     wrap_method=wrap_method,
     parameter_space=(0.0, 1.0),
     claims=CLAIMS,
+    estimator_methods={name: f"proportion_ci:{name}" for name in ("wald", "wilson")},
     figures=FIGURES,
     findings=findings,
 )

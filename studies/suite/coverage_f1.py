@@ -401,7 +401,7 @@ CLAIMS = (
           "segments-clopper-pearson under stratified sampling, two-sided and LOSCI, cover at "
           "least the nominal level: each cell's coverage is guaranteed, so their mean is too.",
           tuple(f"{m}{side}" for m in CLOPPER_PEARSON for side in ("", "-losci")), "coverage",
-          "at_least", target="confidence_level", mean_over=_POPULATIONS),
+          "at_least", target="confidence_level", mean_over=_POPULATIONS, pins=("validity",)),
     Claim("segments-clopper-pearson-conservative",
           "Under stratified sampling the segments-clopper-pearson intervals, two-sided and "
           "LOSCI, cover at least 3 points above the nominal level (98%) averaged over "
@@ -409,12 +409,13 @@ CLAIMS = (
           "intervals is conservative.",
           ("segments-clopper-pearson", "segments-clopper-pearson-losci"), "coverage",
           "at_least", target="confidence_level", margin=-0.03, where="design == 'stratified'",
-          mean_over=_POPULATIONS),
+          mean_over=_POPULATIONS, pins=("validity",)),
     Claim("logit-delta-near-nominal-on-average-with-many-relevant",
           "With at least 50 expected relevant documents, the logit-delta intervals (two-sided "
           "and LOSCI) cover at least 94% averaged over prevalence and F1 at each design and n.",
           ("logit-delta", "logit-delta-losci"), "coverage", "at_least",
-          target="confidence_level", margin=0.01, where=MANY_RELEVANT, mean_over=_POPULATIONS),
+          target="confidence_level", margin=0.01, where=MANY_RELEVANT, mean_over=_POPULATIONS,
+          pins=("validity",)),
 )
 
 _LOSCI = ("delta-losci", "logit-delta-losci", "beta-posterior-losci", "bootstrap-losci")
@@ -532,6 +533,8 @@ STUDY = Study(
     parameter_space=(0.0, 1.0),
     summary=summary_table,
     claims=CLAIMS,
+    estimator_methods={f"{name}{side}": f"f1_ci:{name}" for name in (*APPROXIMATE, *ONE_DESIGN)
+                       for side in ("", "-losci")},
     figures=FIGURES,
     findings=findings,
 )

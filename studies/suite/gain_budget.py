@@ -862,19 +862,19 @@ CLAIMS = (
           "cumulative gain: each cell's coverage is at least nominal (the next two claims), "
           "so their mean is too.",
           ("hypergeometric", "binomial"), "coverage", "at_least", target="confidence_level",
-          where=_MODEL_CELLS, mean_over=("k", "model")),
+          where=_MODEL_CELLS, mean_over=("k", "model"), pins=("validity",)),
     Claim("hypergeometric-covers",
           "The exact (hypergeometric) interval for the positives a budget buys covers at "
           "least 95% in every cell: given the sampled items in the top set, its coverage is "
           "guaranteed.",
           ("hypergeometric",), "coverage", "at_least", target="confidence_level",
-          where=_POSITIVES_CELLS, grids=_DECIDED_ON),
+          where=_POSITIVES_CELLS, grids=_DECIDED_ON, pins=("validity",)),
     Claim("binomial-covers",
           "The Clopper-Pearson intervals, for the positives bought (the set's precision "
           "scaled by B) and for the cumulative gain (x of the m sampled positives), cover at "
           "least 95% in every cell: sampling without replacement only makes them wider.",
           ("binomial",), "coverage", "at_least", target="confidence_level",
-          where=_MODEL_CELLS, grids=_DECIDED_ON),
+          where=_MODEL_CELLS, grids=_DECIDED_ON, pins=("validity",)),
     Claim("bootstrap-undercovers-the-top-decile",
           "The percentile bootstrap for the positives of the top decile (k = 1), where every "
           "model's precision is high, covers at least 10 points below 95% on average over "
@@ -999,6 +999,8 @@ STUDY = Study(
     measures=("bias", "empirical_se", "mse", "coverage", "width", "correct_share"),
     applies=applies,
     claims=CLAIMS,
+    estimator_methods={m: f"budget_positives:{m}"
+                       for m in ("hypergeometric", "binomial", "bootstrap")},
     figures=FIGURES,
     summary=summary_table,
     findings=findings,

@@ -601,7 +601,7 @@ CLAIMS = (
           "attempts on average over the populations, at every threshold fraction and bound "
           "(the sample's accuracy rests on all r documents).",
           METHODS, "conditional_rejection", "at_least", target=_NOMINAL,
-          where="certified == 'accuracy'", mean_over=("prevalence", "f1", "r")),
+          where="certified == 'accuracy'", mean_over=("prevalence", "f1", "r"), pins=("validity",)),
     Claim("recall-plans-short-where-theta-is-near",
           "Recall plans fall short where theta is 90% or more of the population's recall: "
           "on average at least 5 points below the nominal 93% (the labelled sample holds "
@@ -615,7 +615,8 @@ CLAIMS = (
           "planner (scipy's beta-binomial laws and the bound's formula): it reaches the power "
           "at the plan and not one document short. A plan too large wastes labels; one too "
           "small under-delivers.",
-          METHODS, "correct_share", "at_least", target=1.0, resolution=0.01),
+          METHODS, "correct_share", "at_least", target=1.0, resolution=0.01,
+          pins=("validity", "efficiency")),
 )
 
 
@@ -748,6 +749,7 @@ STUDY = Study(
     enumerate_outcomes=enumerate_outcomes,
     parameter_space=(0.0, 1.0),
     claims=CLAIMS,
+    estimator_methods={method: "certification_sample_size:srs" for method in METHODS},
     figures=FIGURES,
     summary=summary_table,
     findings=findings,

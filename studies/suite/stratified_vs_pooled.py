@@ -1243,7 +1243,7 @@ CLAIMS = (
           "The stratified estimate under each allocation and the SRS estimate are unbiased "
           "(section 7.2).",
           ("trec5", "proportional", "neyman", "srs"), "bias", "within", target=0.0,
-          margin=_ROUNDING, resolution=0.2, resolution_unit="empirical_se"),
+          margin=_ROUNDING, resolution=0.2, resolution_unit="empirical_se", pins=("validity",)),
     Claim("neyman-variance-below-proportional-on-average",
           "Neyman allocation (oracle priors, computed for the union of the nested sets) has "
           "at least 10% less variance than proportional allocation with the same 100 "
@@ -1252,7 +1252,7 @@ CLAIMS = (
           "smaller set it has more (the findings count those cells).",
           ("ratio-neyman-proportional",), "bias", "at_most", target=0.0, margin=-0.1,
           resolution=0.02,
-          mean_over=("relevant", "submitted", "separation")),
+          mean_over=("relevant", "submitted", "separation"), pins=("efficiency",)),
     Claim("proportional-variance-at-most-srs-on-average",
           "Proportional allocation's variance is at most that of an SRS of the same size on "
           "average over the cells of each run (exact variances, Cochran 1977, section 5.6). "
@@ -1260,7 +1260,7 @@ CLAIMS = (
           "it larger in some (the findings count them).",
           ("ratio-proportional-srs",), "bias", "at_most", target=0.0, margin=_ROUNDING,
           resolution=0.02,
-          mean_over=("relevant", "submitted", "separation")),
+          mean_over=("relevant", "submitted", "separation"), pins=("efficiency",)),
     Claim("normal-interval-undercovers-when-rare",
           "Where relevant documents are rare (topics with at most 80, sets of 250 or more), "
           "the paper's normal interval covers at least 15 points below 95% on average over "
@@ -1272,7 +1272,8 @@ CLAIMS = (
           "of 95% or more on average over the same cells (not in every cell: see the "
           "findings).",
           ("jeffreys", "mover-wilson", "korn-graubard"), "coverage", "at_least",
-          target="confidence_level", margin=0.01, where=_RARE, mean_over=_EVERY_CELL),
+          target="confidence_level", margin=0.01, where=_RARE, mean_over=_EVERY_CELL,
+          pins=("validity",)),
 )
 
 _SHOWN = "submitted == 1000 and separation == 2.0"
@@ -1563,6 +1564,12 @@ STUDY = Study(
     measures=("bias", "empirical_se", "mse", "model_se", "model_se_error", "coverage", "width",
               "rejection"),
     claims=CLAIMS,
+    estimator_methods={"srs": "srs_estimate:utility", "pooled": "pooled_estimate:utility",
+                       **{m: f"allocate:{m}" for m in ("trec5", "proportional", "neyman")},
+                       "ratio-neyman-proportional": "allocate:neyman",
+                       "ratio-proportional-srs": "allocate:proportional",
+                       **{m: f"stratified_proportion:{m}"
+                          for m in ("jeffreys", "mover-wilson", "korn-graubard")}},
     figures=FIGURES,
     summary=summary_table,
     findings=findings,

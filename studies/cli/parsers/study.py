@@ -20,7 +20,7 @@ def add_command(commands: Any) -> None:
     """Add the ``study`` subcommand and its actions."""
     study = commands.add_parser(
         "study", help="simulation studies: list, new, run, check, report, compare, bless, "
-                      "reference, status, salvage, audit")
+                      "reference, status, salvage, pins, audit")
     study.set_defaults(handler=_handle)  # every action: `studies.cli.study.handle` runs it
     actions = study.add_subparsers(dest="action", required=True, parser_class=type(study))
     actions.add_parser("list", help="the discovered studies, their grids and where they come "
@@ -128,6 +128,12 @@ def add_command(commands: Any) -> None:
     salvaging.add_argument("--out", type=output_directory, required=True, metavar="NEWDIR",
                            help="a new or empty directory for the salvaged run (continue it "
                                 "there with study run ... --resume)")
+
+    pinning = actions.add_parser(
+        "pins", help="which claims hold each public estimator method to its validity and its "
+                     "efficiency (a Markdown table; exit 1 if a method lacks either)")
+    pinning.add_argument("--out", type=Path, default=None, metavar="FILE",
+                         help="write the table to FILE instead of printing it")
 
     auditing = actions.add_parser(
         "audit", help="run studies once per declared fault of the code, as CI runs them, and "
