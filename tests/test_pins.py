@@ -29,7 +29,6 @@ KNOWN_GAPS = {
     "f1_ci:jaccard-wald": "validity, efficiency",
     "f1_ci:jaccard-wilson-cc": "validity, efficiency",
     "f1_ci:jaccard-agresti-coull": "validity, efficiency",
-    "f1_ci:jaccard-clopper-pearson": "efficiency",
     "f1_ci:jaccard-mid-p": "validity, efficiency",
     "f1_ci:segments-clopper-pearson": "efficiency",
     "f1_ci:segments-hypergeometric": "validity, efficiency",

@@ -162,6 +162,14 @@ EXACT_CLAIMS = (
           ("jaccard-wilson", "jaccard-wilson-losci", "jaccard-jeffreys", "jaccard-jeffreys-losci"),
           "coverage", "within", target="confidence_level", margin=0.01,
           mean_over=("prevalence", "f1", "n"), pins=("validity", "efficiency")),
+    Claim("jaccard-clopper-pearson-not-needlessly-conservative",
+          "Averaged over prevalence and F1 at each n, the jaccard-clopper-pearson interval, "
+          "two-sided and LOSCI, covers at most 99%: it misses at least a fifth as often as "
+          "nominal (full grid: 98.5% at n = 50, 96.0% at n = 1000), so a bound computed at a "
+          "stricter level than stated is seen.",
+          ("jaccard-clopper-pearson", "jaccard-clopper-pearson-losci"), "coverage", "at_most",
+          target=0.99, where="design == 'srs'", mean_over=("prevalence", "f1"),
+          pins=("efficiency",)),
     Claim("dirichlet-posterior-mean-near-nominal",
           "Averaged over prevalence and F1 at each n, the two-sided dirichlet-posterior "
           "interval covers within 1 point of the nominal level (full grid: 95.0-95.2% at n = "
