@@ -199,3 +199,25 @@ def test_an_audit_catches_a_narrow_interval_and_stays_quiet_on_a_harmless_rewrit
     again = run_audit(faults, tmp_path / "audit", settings, resume=True)
     assert again == result and stored.stat().st_mtime_ns == before
     assert json.loads(stored.read_text())["outcome"]["outcome"] == "caught"
+
+
+def test_a_stored_outcome_is_reused_only_for_the_same_patch_settings_and_source(tmp_path):
+    from studies.audit.audit import _load, _save
+    from studies.audit.faults import tree_digest
+
+    fault = load_faults(_file(tmp_path, WILSON_SHRUNK))[0]
+    settings = AuditSettings(("binomial_coverage",))
+    found = _outcome(fault, _report({"s:a": "FAILS"}), _outcome(
+        None, _report({"s:a": "HOLDS"}), None, 0, 1.0, ""), 1, 2.0, "")
+    path = tmp_path / "outcome.json"
+    source = tree_digest()
+    _save(found, settings, source, path)
+    assert _load(path, settings, source, fault.digest()) == found
+    assert _load(path, settings, "another tree", fault.digest()) is None
+    assert _load(path, AuditSettings(("mean_bias",)), source, fault.digest()) is None
+    assert _load(path, settings, source, "another patch") is None
+    # the digest follows the files: a changed module is another tree
+    tree = copy_tree(tmp_path / "tree")
+    assert tree_digest(tree) == source
+    apply_fault(fault, tree)
+    assert tree_digest(tree) != source

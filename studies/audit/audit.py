@@ -43,7 +43,7 @@ from typing import Any
 
 import pandas as pd
 
-from studies.audit.faults import Fault, apply_fault, copy_tree
+from studies.audit.faults import Fault, apply_fault, copy_tree, tree_digest
 
 __all__ = ["OUTCOMES", "AuditResult", "AuditSettings", "FaultOutcome", "run_audit"]
 
@@ -247,20 +247,21 @@ def _prune(directory: Path, out: Path) -> None:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 
-def _save(found: FaultOutcome, settings: AuditSettings, path: Path) -> None:
-    data = {"settings": asdict(settings), "outcome": asdict(found)}
+def _save(found: FaultOutcome, settings: AuditSettings, source: str, path: Path) -> None:
+    data = {"settings": asdict(settings), "source": source, "outcome": asdict(found)}
     temporary = path.with_suffix(".tmp")
     temporary.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     temporary.replace(path)  # complete or absent, never half-written
 
 
-def _load(path: Path, settings: AuditSettings, digest: str) -> FaultOutcome | None:
+def _load(path: Path, settings: AuditSettings, source: str, digest: str
+          ) -> FaultOutcome | None:
     if not path.is_file():
         return None
     data = json.loads(path.read_text())
     stored = data["outcome"]
-    if data["settings"] != json.loads(json.dumps(asdict(settings))) or (
-            stored["digest"] != digest):
+    if (data["settings"] != json.loads(json.dumps(asdict(settings)))
+            or data.get("source") != source or stored["digest"] != digest):
         return None
     return FaultOutcome(**{**stored, "failed": tuple(stored["failed"]),
                            "inconclusive": tuple(stored["inconclusive"])})
@@ -281,7 +282,8 @@ def run_audit(faults: Sequence[Fault], out: str | os.PathLike[str], settings: Au
     settings : AuditSettings
         The studies, grid, seed, baseline, workers and time limit of every run.
     resume : bool
-        Reuse the stored outcome of a fault already run with the same patch and settings.
+        Reuse the stored outcome of a fault already run with the same patch and settings on
+        the same source tree (`tree_digest`).
     keep : bool
         Keep each run's store, pages and patched copy (default: only what the page needs).
     on_outcome : callable, optional
@@ -294,16 +296,17 @@ def run_audit(faults: Sequence[Fault], out: str | os.PathLike[str], settings: Au
     root = Path(out) / "faults"
     root.mkdir(parents=True, exist_ok=True)
     total = len(faults) + 1
+    source = tree_digest()
     results: list[FaultOutcome] = []
     clean: FaultOutcome | None = None
     for done, fault in enumerate([None, *faults], 1):
         name = fault.name if fault else CLEAN
         stored = root / name / "outcome.json"
         digest = fault.digest() if fault else ""
-        found = _load(stored, settings, digest) if resume else None
+        found = _load(stored, settings, source, digest) if resume else None
         if found is None:
             found = _run_one(fault, settings, root / name, clean, keep=keep)
-            _save(found, settings, stored)
+            _save(found, settings, source, stored)
         if fault is None:
             clean = found
         else:

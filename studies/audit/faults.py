@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PACKAGES", "Fault", "apply_fault", "copy_tree", "load_faults", "source_root"]
+__all__ = ["PACKAGES", "Fault", "apply_fault", "copy_tree", "load_faults", "source_root",
+           "tree_digest"]
 
 # The packages copied for a fault's run: the code a study can exercise.
 PACKAGES = ("estimators", "studies")
@@ -222,6 +223,18 @@ def patched_source(fault: Fault, root: Path) -> tuple[Path, str]:
         raise ValueError(f"fault {fault.name!r}: the patched {fault.module} must parse; line "
                          f"{error.lineno}: {error.msg}.") from None
     return path, patched
+
+
+def tree_digest(root: Path | None = None) -> str:
+    """A short hash of the packages' source files: an outcome is reused only on the same code."""
+    base = root or source_root()
+    digest = hashlib.sha256()
+    for package in PACKAGES:
+        for path in sorted((base / package).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                digest.update(str(path.relative_to(base)).encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def copy_tree(destination: Path, *, root: Path | None = None) -> Path:

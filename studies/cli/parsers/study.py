@@ -161,7 +161,7 @@ def add_command(commands: Any) -> None:
                           help="the audit directory (its page: OUT/index.html)")
     auditing.add_argument("--resume", action="store_true",
                           help="reuse the outcomes of faults already run with the same patch "
-                               "and settings")
+                               "and settings on the same source tree")
     auditing.add_argument("--check", action="store_true",
                           help="only check that every fault applies to the source, and list "
                                "them")
