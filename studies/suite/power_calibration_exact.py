@@ -35,7 +35,11 @@ Methods
 Performance measures
     ``tested`` (the share of samples planned from), ``conditional_rejection`` (the pass rate
     among them, against 0.93), ``rejection``, the planned size (median, quartiles, mean),
-    ``bias``. **Exact path**: the plan depends on the sample only through the measure's
+    ``bias``, and ``correct_share``: the share of samples whose plan an oracle written apart
+    from the planner confirms (`oracle_assurance`: the assurance over the sample's Jeffreys
+    Dirichlet posterior from beta-binomial laws reaches 0.93 at the plan and not one
+    document short), every accuracy sample checked and the `CHECKED_PLANS` most likely
+    samples of the other measures. **Exact path**: the plan depends on the sample only through the measure's
     counts, a trinomial ``(x, y, r - x - y)`` (accuracy: correct and wrong; precision: true
     and false positives; recall: true positives and false negatives; F1: true positives and
     errors); every outcome is enumerated with its probability except the least likely ones
