@@ -37,24 +37,23 @@ Performance measures
     among them, against 0.93), ``rejection``, the planned size (median, quartiles, mean),
     ``bias``, and ``correct_share``: the share of samples whose plan an oracle written apart
     from the planner confirms (`oracle_assurance`: the assurance over the sample's Jeffreys
-    Dirichlet posterior from beta-binomial laws reaches 0.93 at the plan and not one
-    document short), every accuracy sample checked and the `CHECKED_PLANS` most likely
-    samples of the other measures. **Exact path**: the plan depends on the sample only through the measure's
-    counts, a trinomial ``(x, y, r - x - y)`` (accuracy: correct and wrong; precision: true
-    and false positives; recall: true positives and false negatives; F1: true positives and
-    errors); every outcome is enumerated with its probability except the least likely ones
-    whose total probability is below ``DROPPED = 1e-7`` (left out, the rest renormalised),
-    and its pass probability is the exact power at the population, computed apart from the
-    planner's code from scipy.stats' binomial laws and the bound's own formula
-    (`oracle_power`; it agrees with `estimators.certification_power` to 1e-12, which the
-    tests check, so a fault in the planning machinery moves the plans but not the
-    measurement of their power), so the pass rate carries no Monte Carlo error. The
-    plans are `estimators.certification_sample_size`'s, searched for a cell's samples
-    together (`_search`: the samples whose test-set trials follow the same law share its
-    computation; the tests check every plan against the planner's), and kept across the
-    cells of a process that share the target. **Monte Carlo path** (``path="monte-carlo"``):
-    samples drawn, test sets drawn and certified; it estimates the same numbers within its
-    MCSE, which the tests check.
+    Dirichlet posterior from beta-binomial laws reaches 0.93 at the plan and not one document
+    short), every accuracy sample checked and the `CHECKED_PLANS` most likely samples of the
+    other measures. **Exact path**: the plan depends on the sample only through the measure's
+    counts, a trinomial ``(x, y, r - x - y)`` (accuracy: correct and wrong; precision: true and
+    false positives; recall: true positives and false negatives; F1: true positives and errors);
+    every outcome is enumerated with its probability except the least likely ones whose total
+    probability is below ``DROPPED = 1e-7`` (left out, the rest renormalised), and its pass
+    probability is the exact power at the population, computed apart from the planner's code
+    from scipy.stats' binomial laws and the bound's own formula (`oracle_power`; it agrees with
+    `estimators.certification_power` to 1e-12, which the tests check, so a fault in the planning
+    machinery moves the plans but not the measurement of their power), so the pass rate carries
+    no Monte Carlo error. The plans are `estimators.certification_sample_size`'s, searched for a
+    cell's samples together (`_search`: the samples whose test-set trials follow the same law
+    share its computation; the tests check every plan against the planner's), and kept across
+    the cells of a process that share the target. **Monte Carlo path** (``path="monte-carlo"``):
+    samples drawn, test sets drawn and certified; it estimates the same numbers within its MCSE,
+    which the tests check.
 
 Findings
     Written from each run by `findings`: each measure's exact pass rate among attempts at
