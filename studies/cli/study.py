@@ -357,9 +357,10 @@ def _audit(args: argparse.Namespace) -> int:
                        on_outcome=lambda *found: print(describe(*found), flush=True))
     page = write_audit(result, args.out)
     rates = result.rates()
+    harmless = (f"{rates['quiet']} of {rates['harmless']} harmless rewrites quiet"
+                if rates["harmless"] else "no harmless rewrites")
     print(f"audit: claims caught {rates['caught']} of {rates['faults']} faults, CI turned red "
-          f"for {rates['faults'] - rates['missed']}; {rates['quiet']} of {rates['harmless']} "
-          f"harmless rewrites quiet; page: {page}")
+          f"for {rates['faults'] - rates['missed']}; {harmless}; page: {page}")
     return 0
 
 
