@@ -27,7 +27,7 @@ from studies.audit.audit import (
     FaultOutcome,
 )
 
-__all__ = ["headline", "write_audit"]
+__all__ = ["describe", "headline", "write_audit"]
 
 _ORDER = (CAUGHT, INCONCLUSIVE, GATE_ONLY, BROKE, MISSED, QUIET, ALARMED)
 
