@@ -41,6 +41,7 @@ def headline(result: AuditResult) -> list[str]:
     rates = result.rates()
     faults, harmless = rates["faults"], rates["harmless"]
     settings = result.settings
+    statuses = list(result.clean.statuses.values())
     lines = [
         f"Claims caught {_share(rates[CAUGHT], faults)} faults: a claim that holds on the "
         "unpatched packages FAILS with the fault.",
@@ -53,9 +54,10 @@ def headline(result: AuditResult) -> list[str]:
         f"Each run: evalcert study run {' '.join(settings.studies)} --grid {settings.grid} "
         f"--seed {settings.seed} --workers {settings.workers}"
         + (f" --baseline {settings.baseline}" if settings.baseline else " (no baseline)")
-        + f"; the unpatched run exited {result.clean.exit_status} with "
-        f"{sum(s == 'HOLDS' for s in result.clean.statuses.values())} of "
-        f"{len(result.clean.statuses)} claims holding.",
+        + f"; the unpatched run exited {result.clean.exit_status}, its claims: "
+        f"{statuses.count('HOLDS')} hold, {statuses.count('NOT RUN')} not run (judged on the "
+        f"full grid only), {len(statuses) - statuses.count('HOLDS') - statuses.count('NOT RUN')}"
+        " other.",
         "Not established: a fault the audit misses may still be caught on a full grid, and "
         "a caught fault is caught on this grid and seed only; a gate-only fault passes CI "
         "once the change is blessed.",
@@ -72,12 +74,14 @@ body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 72rem;
        padding: 0 1rem; line-height: 1.45; color: #1d1d1d; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.5rem; text-align: left;
-         vertical-align: top; overflow-wrap: anywhere; }
+         vertical-align: top; overflow-wrap: break-word; }
+td:nth-child(2) { white-space: nowrap; }
 th { background: #f3f3f3; }
 .caught, .quiet { color: #17622b; font-weight: 600; }
 .missed, .alarmed { color: #a11; font-weight: 600; }
 .inconclusive, .gate-only, .broke-the-run { color: #8a5a00; font-weight: 600; }
 code { font-size: 0.85rem; }
+td:nth-child(3) code, td:nth-child(5) code { overflow-wrap: anywhere; }
 </style></head><body>
 <h1>Fault audit</h1>
 {% for line in headline %}<p>{{ line }}</p>
@@ -89,7 +93,7 @@ code { font-size: 0.85rem; }
 {% endfor %}</tbody></table>
 <h2>Every fault</h2>
 <table><thead><tr><th>fault</th><th>outcome</th><th>claims that caught it</th>
-<th>gate: regressions, improvements, missing</th><th>where and what</th><th>seconds</th>
+<th>gate: regressions,<br>improvements, missing</th><th>where and what</th><th>s</th>
 </tr></thead><tbody>
 {% for o in outcomes %}<tr><td><code>{{ o.name }}</code></td>
 <td class="{{ o.outcome|replace(' ', '-') }}">{{ o.outcome }}</td>
