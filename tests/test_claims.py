@@ -573,3 +573,79 @@ def test_sums_of_a_claim_are_pandas_aggregation_whether_or_not_a_method_raised(e
         _summed(indexed, [0, 1]),
         indexed.groupby(level=[0, 1], sort=False, dropna=False).agg(_SUMS))
     pd.testing.assert_frame_equal(_summed(rows.iloc[:0], ["method", "n"]), plain.iloc[:0])
+
+
+def _paired(values, reference, mcse=0.0, n_replicates=None, measure="width"):
+    """Cells ``n`` = 0, 1, ... holding method ``m`` and a reference method ``r``."""
+    kind = "exact" if n_replicates is None else "monte-carlo"
+    cells = tuple(
+        CellResult("s", str(i), i, {"n": i}, kind,
+                   {"m": Performance({measure: Measure(v, mcse)}, n_replicates),
+                    "r": Performance({measure: Measure(w, mcse)}, n_replicates)}, {}, b"")
+        for i, (v, w) in enumerate(zip(values, reference, strict=True)))
+    return StudyResult("s", cells)
+
+
+def test_a_claim_against_a_reference_method_compares_the_difference_in_each_cell():
+    claim = Claim("same", "", ("m",), "width", "within", 0.0, resolution=0.01, reference="r")
+    assert claim.condition == "|(width - r's) - 0.0| <= 0"
+    agree = evaluate_claims([claim], _paired([0.3, 0.5, 0.7], [0.3, 0.5, 0.7]))[0]
+    assert agree.status == HOLDS and agree.compared == 3
+    # the values alone would hold any claim on them; their difference breaks it in one cell
+    found = evaluate_claims([claim], _paired([0.3, 0.5, 0.7], [0.3, 0.49, 0.7]))[0]
+    assert found.status == FAILS and found.failures["n"].tolist() == [1]
+    assert found.failures["value"].iloc[0] == pytest.approx(0.01)
+    wider = Claim("at-most", "", ("m",), "width", "at_most", 0.05, resolution=0.01,
+                  reference="r")
+    assert evaluate_claims([wider], _paired([0.3, 0.55], [0.3, 0.49]))[0].status == FAILS
+    assert evaluate_claims([wider], _paired([0.3, 0.54], [0.3, 0.49]))[0].status == HOLDS
+    with pytest.raises(ValueError, match="`reference` of claim 'x' must be"):
+        Claim("x", "", ("m",), "width", "within", 0.0, resolution=0.01, reference="m")
+
+
+def test_a_reference_claim_on_monte_carlo_values_takes_the_sum_of_the_two_mcses():
+    # a share's difference is a measure of estimates: allowance k x (MCSE + MCSE), not binomial
+    claim = Claim("c", "", ("m",), "coverage", "within", 0.0, margin=0.0, resolution=0.1,
+                  reference="r", familywise_error=0.01)
+    k = stats.norm.isf(0.01 / 2)
+    holds = evaluate_claims([claim], _paired([0.95 + 0.019 * k], [0.95], mcse=0.01,
+                                             n_replicates=400, measure="coverage"))[0]
+    assert holds.status == HOLDS and holds.k == pytest.approx(k)
+    assert holds.detectable == pytest.approx(0.02 * (k + stats.norm.isf(0.05)))
+    fails = evaluate_claims([claim], _paired([0.95 + 0.021 * k], [0.95], mcse=0.01,
+                                             n_replicates=400, measure="coverage"))[0]
+    assert fails.status == FAILS
+
+
+def test_a_reference_that_raised_or_is_missing_in_a_cell():
+    cells = list(_paired([0.3, 0.5], [0.3, 0.5]).cells)
+    cells.append(CellResult("s", "2", 2, {"n": 2}, "exact",
+                            {"m": Performance({"width": Measure(0.4, 0.0)}, None)},
+                            {"r": "ZeroDivisionError"}, b""))
+    claim = Claim("c", "", ("m",), "width", "within", 0.0, resolution=0.01, reference="r")
+    found = evaluate_claims([claim], StudyResult("s", tuple(cells)))[0]
+    assert found.status == FAILS and found.worst() == "r at n=2: raised ZeroDivisionError"
+    absent = dataclasses.replace(claim, reference="q")
+    assert evaluate_claims([absent], StudyResult("s", tuple(cells)))[0].status == NOT_RUN
+
+
+def test_reference_claims_on_packed_groups_are_judged_as_their_cells():
+    study = get_study("coverage_proportion")
+    grid = Grid({"n": [5, 10, 40], "p": [0.01, 0.1, 0.3, 0.5, 0.9], "confidence_level": [0.95],
+                 "alternative": ["two-sided", "greater"]}, n_replicates=2,
+                methods=("clopper-pearson", "wilson", "wilson-cc", "scipy:exact"))
+    result = run([study], grid=grid, rng=1, workers=1)["coverage_proportion"]
+    assert result.groups and not result.cells
+    claims = [Claim("peer", "", ("scipy:exact",), "width", "within", 0.0, resolution=1e-3,
+                    reference="clopper-pearson"),
+              Claim("cc-wider", "", ("wilson-cc",), "width", "at_most", 0.0, resolution=1e-3,
+                    reference="wilson"),
+              Claim("cc-mean", "", ("wilson-cc",), "coverage", "at_least", 0.0,
+                    mean_over=("p",), reference="wilson")]
+    packed = evaluate_claims(claims, result)
+    cells = evaluate_claims(claims, result.expanded())
+    assert [v.status for v in packed] == [v.status for v in cells] == [HOLDS, FAILS, HOLDS]
+    for a, b in zip(packed, cells, strict=True):
+        assert (a.compared, a.k, a.detectable) == (b.compared, b.k, b.detectable)
+        assert a.nearest == b.nearest
+        pd.testing.assert_frame_equal(a.failures, b.failures, check_dtype=False)

@@ -47,6 +47,16 @@ decide the question it asks on this grid.
 * ``NOT RUN``: the run has no value in the claim's region, or the claim is judged only on
   other grids (``grids``).
 
+**A claim against a reference method** (``reference``) compares, in each cell, the difference
+between each of its methods' value and the reference method's value of the same measure in
+the same cell: "scipy's exact interval has Clopper-Pearson's width" (a peer implementation of
+the same formula, difference within 1e-9), "segments-clopper-pearson is at most 0.05 wider than
+jaccard-clopper-pearson". Exact values give an exact difference. The MCSE of a Monte Carlo
+difference is the sum of the two MCSEs: the results keep no covariance between methods, and
+``sd(a - b) <= sd(a) + sd(b)`` whatever their correlation, so the false-alarm rate holds (and
+the power is that of the sum). A difference is a measure of estimates, not a share: it takes
+its resolution from the claim, and its power from that sum.
+
 A claim of an effect says that the data show something ("at least 5 points below nominal",
 "the apparent error is optimistic"): it holds only where the estimates show it. A claim of a
 bound ("coverage at least nominal", "unbiased within 0.01") is a property that noise may hide
@@ -162,6 +172,10 @@ class Claim:
     familywise_error : float, optional
         Probability that the claim fails on a run where it is true (Monte Carlo values);
         default: the share of a suite's budget that `evaluate_claims` is given.
+    reference : str
+        A method whose value of the same measure in the same cell is subtracted from each
+        method's before comparing (module docstring); empty (default): the values themselves.
+        A cell without the reference's value is not compared.
     pins : tuple of str
         Which promises of its methods the claim holds them to (`PINS`): ``"validity"``
         (coverage at least nominal, or near it where that is the method's promise; no bias;
@@ -187,8 +201,12 @@ class Claim:
     exact_tolerance: float = 1e-9
     familywise_error: float | None = None
     pins: tuple[str, ...] = ()
+    reference: str = ""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.reference, str) or self.reference in self.methods:
+            raise ValueError(f"`reference` of claim {self.name!r} must be the name of a method "
+                             f"not among its methods; got {self.reference!r}.")
         if not isinstance(self.pins, tuple) or not set(self.pins) <= set(PINS):
             raise ValueError(f"`pins` of claim {self.name!r} must be a tuple of {PINS}; got "
                              f"{self.pins!r}.")
@@ -212,9 +230,10 @@ class Claim:
                              f"{self.margin!r} and {self.exact_tolerance!r}.")
         resolution = RESOLUTIONS.get(self.measure) if self.resolution is None \
             and not self.resolution_unit else self.resolution
-        if self.resolution_unit and (self.measure in SHARES or self.mean_over):
+        if self.resolution_unit and (self.measure in SHARES or self.mean_over
+                                     or self.reference):
             raise ValueError(f"`resolution_unit` of claim {self.name!r} must be empty for a "
-                             f"share or a mean over parameters; got {self.resolution_unit!r}.")
+                             f"share, a mean over parameters or a reference; got {self.resolution_unit!r}.")
         if resolution is None:
             raise ValueError(f"`resolution` of claim {self.name!r} must be given for measure "
                              f"{self.measure!r} (no default); got None.")
@@ -240,6 +259,8 @@ class Claim:
         """The comparison in symbols, e.g. ``coverage >= confidence_level - 0.01``."""
         value = f"mean {self.measure} over {', '.join(self.mean_over)}" if self.mean_over \
             else self.measure
+        if self.reference:
+            value = f"({value} - {self.reference}'s)"
         if self.comparison == "within":
             return f"|{value} - {self.target}| <= {self.margin:g}"
         shift = self.margin if self.comparison == "at_most" else -self.margin
@@ -352,7 +373,7 @@ def _null_se(claim: Claim, target: NDArray[np.float64], replicates: NDArray[np.f
     use the nominal level for coverage in the same way). A ``within`` claim has two bounds,
     ``target -/+ margin``; the larger of their SEs is taken.
     """
-    if claim.measure not in SHARES:
+    if not _is_share(claim):
         return np.full(target.shape, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         found = [np.sqrt(b * (1.0 - b) / replicates) for b in _share_bounds(claim, target)]
@@ -387,6 +408,12 @@ def _share_replicates(bound: NDArray[np.float64], resolution: float, k: float
     root = (k * np.sqrt(bound * (1.0 - bound))
             + _Z95 * np.sqrt(alternative * (1.0 - alternative))) / resolution
     return np.maximum(root * root, 1.0)
+
+
+def _is_share(claim: Claim) -> bool:
+    """Whether the values a claim compares are shares of replicates (a difference from a
+    reference method's share is not)."""
+    return claim.measure in SHARES and not claim.reference
 
 
 def _bound(claim: Claim, target: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -462,6 +489,11 @@ class _Judge:
                    if m in claim.methods and claim.measure in group.values[m]]
         present = [group.values[m][claim.measure] for m in methods]
         params = {*group.shared, *group.axes}
+        if claim.reference:
+            found = group.values.get(claim.reference, {}).get(claim.measure)
+            if found is None:
+                return chosen[:0]  # no reference: nothing in this group is compared
+            present = [values - found for values in present]
         if (claim.measure in CONDITIONAL or not present
                 or (isinstance(claim.target, str) and claim.target not in params)
                 or (claim.mean_over and not set(self._keys()[1:]) <= params)):
@@ -492,6 +524,8 @@ class _Judge:
         """
         claim = self.claim
         counted = unit = None
+        reference = rows[(rows["method"] == claim.reference)
+                         & (rows["measure"] == claim.measure)] if claim.reference else None
         if claim.resolution_unit:
             base = rows[rows["measure"] == claim.resolution_unit]
             unit = base.set_index(["position", "method"])["value"]
@@ -499,6 +533,8 @@ class _Judge:
             base = rows[rows["measure"] == CONDITIONAL[claim.measure]]
             counted = base.set_index(["position", "method"])["value"]
         rows = rows[rows["method"].isin(claim.methods) & (rows["measure"] == claim.measure)]
+        if claim.reference:
+            rows = self._against_reference(rows, reference)
         replicates = rows["n_replicates"].to_numpy(float, na_value=np.nan)
         counts = replicates
         if counted is not None and len(rows):
@@ -519,6 +555,26 @@ class _Judge:
             self.partial.append(self._sums(rows))
         else:
             self._judge(rows, self.params)
+
+    def _against_reference(self, rows: pd.DataFrame, reference: pd.DataFrame
+                           ) -> pd.DataFrame:
+        """Each row's value minus the reference method's in the same cell, with the sum of
+        their MCSEs (module docstring); a row whose cell has no reference value is dropped,
+        and a value that is undefined (a method that raised) stays undefined."""
+        found = reference.drop_duplicates("position").set_index("position")
+        keys = rows["position"]
+        present = keys.isin(found.index).to_numpy() | rows["value"].isna().to_numpy()
+        # a reference that raised or is undefined in a cell breaks the claim there
+        undefined = reference[reference["value"].isna()]
+        rows = rows[present]
+        base = found.reindex(rows["position"])
+        # the sampling error of a difference is a measure of estimates, never a share's
+        replicates = np.fmin(rows["n_replicates"].to_numpy(float, na_value=np.nan),
+                             base["n_replicates"].to_numpy(float, na_value=np.nan))
+        rows = rows.assign(value=rows["value"].to_numpy(float) - base["value"].to_numpy(float),
+                           mcse=rows["mcse"].to_numpy(float) + base["mcse"].to_numpy(float),
+                           n_replicates=replicates)
+        return pd.concat([rows, undefined], ignore_index=True) if len(undefined) else rows
 
     def _keys(self) -> list[str]:
         return ["method", *(p for p in self.params if p not in self.claim.mean_over)]
@@ -596,7 +652,7 @@ class _Judge:
         both = pd.concat(self.partial)
         sums = _summed(both, list(range(both.index.nlevels)))
         count = sums["count"]
-        null = np.sqrt(sums["null"]) / count if self.claim.measure in SHARES else np.nan
+        null = np.sqrt(sums["null"]) / count if _is_share(self.claim) else np.nan
         means = means_from_sums(sums)
         return sums.assign(
             value=means["value"], mcse=means["mcse"], null=null, target=sums["target"] / count,
@@ -617,7 +673,7 @@ class _Judge:
         self.compared += len(rows)
         self.monte_carlo += int(monte_carlo.sum())
         self.any_exact = self.any_exact or bool((~monte_carlo).any())
-        if claim.measure in SHARES:
+        if _is_share(claim):
             counts = rows["counts"].to_numpy(float)
             usable = monte_carlo & np.isfinite(counts) & (counts > 0)
             if usable.any():
@@ -766,7 +822,7 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
                            reason=f"judged on the {' and '.join(c.grids)} grid only")
                 for i, c in enumerate(claims) if i not in judged}
     if judged:
-        methods = {m for i in judged for m in claims[i].methods}
+        methods = {m for i in judged for m in (*claims[i].methods, claims[i].reference) if m}
         params = list(dict.fromkeys([*result.parameters, *_cell_parameters(result)]))
         judges = {i: _Judge(claims[i], params) for i in judged}
         # each claim reads only its methods, measures and region, one part of the grid at a
@@ -776,7 +832,8 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
                 claim = judge.claim
                 measures = {claim.measure, CONDITIONAL.get(claim.measure),
                             claim.resolution_unit} - {None, ""}
-                for piece in part.frames(methods=claim.methods, measures=measures,
+                read = (*claim.methods, claim.reference) if claim.reference else claim.methods
+                for piece in part.frames(methods=read, measures=measures,
                                          where=claim.where, batch_rows=_BATCH_ROWS,
                                          cells=judge.exact_cells):
                     judge.add(piece.assign(error=""))
