@@ -751,3 +751,43 @@ def test_each_finished_task_is_handed_over_once_as_it_arrives(tmp_path):
     handed = sorted(r.key for task in given for r in task)
     assert handed == sorted([*(c.key for c in results[BINOMIAL.name].cells),
                              *(g.key for g in results[BINOMIAL.name].groups)])
+
+
+def _broken_law(enumerate_outcomes, cells):
+    """The study's outcomes with every probability doubled where n = 10: not a law."""
+    sample = enumerate_outcomes(cells)
+    if cells[0]["n"] != 10:
+        return sample
+    return dataclasses.replace(sample, probability=2.0 * sample.probability)
+
+
+def _broken_generate(generate, params, n_replicates, *, rng=None):
+    if params["n"] == 10:
+        raise ZeroDivisionError("no data at n = 10")
+    return generate(params, n_replicates, rng=rng)
+
+
+@pytest.mark.parametrize("path", ["exact", "monte-carlo", "packed"])
+def test_a_cell_whose_data_fail_breaks_the_claims_there_and_the_run_goes_on(path):
+    # a broken data-generating mechanism is a finding on the claims, not an ended run
+    study = get_study("coverage_proportion" if path == "packed" else "binomial_coverage")
+    if path == "monte-carlo":
+        broken = dataclasses.replace(
+            study, enumerate_outcomes=None, estimates_depend_on=None,
+            generate=functools.partial(_broken_generate, study.generate))
+    else:
+        broken = dataclasses.replace(
+            study, enumerate_outcomes=functools.partial(_broken_law, study.enumerate_outcomes))
+    grid = Grid({"n": [10, 30], "p": [0.1, 0.5], "confidence_level": [0.95],
+                 **({"alternative": ["two-sided"]} if path == "packed" else {})},
+                n_replicates=200, methods=("wilson", "wald"))
+    result = run([broken], grid=grid, rng=3, workers=1)[study.name]
+    errors = result.errors_frame(["wilson", "wald"])
+    assert sorted(set(errors["n"])) == [10] and set(errors["method"]) == {"wilson", "wald"}
+    assert errors["error"].str.startswith("data: ").all()
+    claim = Claim("c", "", ("wilson",), "coverage", "at_least", 0.0)
+    found = evaluate_claims([claim], result)[0]
+    assert found.status == "FAILS" and found.worst().startswith("wilson at n=10")
+    assert "raised data: " in found.worst()
+    elsewhere = evaluate_claims([dataclasses.replace(claim, where="n == 30")], result)[0]
+    assert elsewhere.status != "FAILS" and elsewhere.compared == 2

@@ -17,6 +17,10 @@ declares ``pack_groups`` runs each group as a `PackedTask` (`run_packed`), finis
 
 A method that raises or returns malformed estimates is recorded with its error; the other
 methods still run. A study's method runs only in the cells it applies to (`Study.applies`).
+A cell whose data cannot be made (the study's ``generate``, ``enumerate_outcomes`` or
+``truth`` raises, or its outcomes' probabilities are not a law) has no estimates: the error is
+recorded against every method that applies there, as ``data: ...``, so the claims about them
+fail in that cell with the reason, and the other cells and studies still run and report.
 
 References
 ----------
@@ -143,6 +147,15 @@ def _check_estimates(est: Any, size: int, space: tuple[float, float]) -> Estimat
     return est
 
 
+def _data_failed(study: Study, paths: Sequence[str], params: Mapping[str, Any],
+                 error: Exception) -> dict[str, str]:
+    """The error of a cell whose data could not be made, for every method that applies."""
+    message = f"data: {type(error).__name__}: {error}"
+    return {name: message for name in resolve_methods(study, paths)
+            if study.applies is None or name not in study.methods
+            or study.applies(name, params)}
+
+
 def _analyse(study: Study, paths: Sequence[str], sample: Sample, params: Mapping[str, Any]
              ) -> tuple[dict[str, Estimates], dict[str, str]]:
     """Every method's estimates, and the error of each method that raised or returned junk.
@@ -175,12 +188,19 @@ def run_cell(task: CellTask) -> CellResult:
         return run_group(GroupTask(task.study, (cell,), task.methods))[0]
     start = time.perf_counter()
     stream = seeding.cell_seed(task.root, task.study.name, task.params)
-    sample = task.study.generate(task.params, task.n_replicates,
-                                 rng=np.random.default_rng(stream))
+    try:
+        sample = task.study.generate(task.params, task.n_replicates,
+                                     rng=np.random.default_rng(stream))
+        truth = task.study.truth(task.params)
+    except Exception as error:  # a study's data may fail in any way; report, go on
+        return CellResult(
+            study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
+            position=task.position, params=dict(task.params), path=task.path,
+            performance={}, errors=_data_failed(task.study, task.methods, task.params, error),
+            estimates=replicates.pack({}, None), seconds=time.perf_counter() - start)
     estimates, errors = _analyse(task.study, task.methods, sample, task.params)
     packed = replicates.pack(estimates, sample.frequency)
-    perf = replicates.measure(packed, task.study.truth(task.params),
-                              measures=task.study.measures)
+    perf = replicates.measure(packed, truth, measures=task.study.measures)
     return CellResult(
         study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
         position=task.position, params=dict(task.params), path=task.path,
@@ -198,10 +218,18 @@ def run_group(task: GroupTask) -> tuple[CellResult, ...]:
     study = task.study
     cells = [cell.params for cell in task.cells]
     assert study.enumerate_outcomes is not None  # checked when the run is planned
-    sample = study.enumerate_outcomes(cells)
+    try:
+        sample = study.enumerate_outcomes(cells)
+        truths = [study.truth(params) for params in cells]
+        law = OutcomeLaw(sample.probability)
+    except Exception as error:  # a study's data may fail in any way; report, go on
+        failed = _data_failed(study, task.methods, cells[0], error)
+        return tuple(
+            CellResult(study=study.name, key=cell.key, position=cell.position,
+                       params=dict(cell.params), path="exact", performance={}, errors=failed,
+                       estimates=b"", seconds=(time.perf_counter() - start) / len(cells))
+            for cell in task.cells)
     estimates, errors = _analyse(study, task.methods, sample, cells[0])
-    truths = [study.truth(params) for params in cells]
-    law = OutcomeLaw(sample.probability)
     perf = {name: exact_performance(est, truths, law, measures=study.measures)
             for name, est in estimates.items()}
     seconds = (time.perf_counter() - start) / len(cells)
@@ -227,9 +255,16 @@ def run_packed(task: PackedTask) -> PackedGroup:
     data_axes = {k: v for k, v in task.axes.items() if k not in varied}
     cells = cell_params(task.shared, data_axes)
     assert study.enumerate_outcomes is not None  # checked when the run is planned
-    sample = study.enumerate_outcomes(cells)
-    truths = [study.truth(params) for params in cells]
-    law = OutcomeLaw(sample.probability)
+    try:
+        sample = study.enumerate_outcomes(cells)
+        truths = [study.truth(params) for params in cells]
+        law = OutcomeLaw(sample.probability)
+    except Exception as error:  # a study's data may fail in any way; report, go on
+        return PackedGroup(study=study.name, key=task.key, shared=dict(task.shared),
+                           axes={k: list(v) for k, v in task.axes.items()},
+                           positions=task.positions, values={},
+                           errors=_data_failed(study, task.methods, cells[0], error),
+                           seconds=time.perf_counter() - start)
     # the group's cells (grid order) laid out along its axes
     order = np.arange(task.positions.size).reshape([len(v) for v in task.axes.values()])
     values: dict[str, dict[str, NDArray[np.float64]]] = {}
