@@ -287,3 +287,22 @@ def test_a_study_without_claims_gets_its_page(tmp_path):
     assert "Claims: none stated." in page and 'id="claim-' not in page
     assert ">no claims</td>" in index
     assert "## Claims and verdicts" in (tmp_path / "run" / "binomial_coverage.md").read_text()
+
+
+def test_a_study_whose_summary_and_findings_raise_still_gets_its_verdicts_and_page(tmp_path):
+    # a study's own reporting code failing is said where its output would be; the claims,
+    # the other tables and the page are written all the same
+    from studies.report import run_suite
+
+    def broken(*args):
+        raise ZeroDivisionError("nothing to divide")
+
+    study = dataclasses.replace(get_study("mean_bias"), summary=broken, findings=broken)
+    grid = Grid({"distribution": ["exponential"], "n": [10, 20]}, n_replicates=50)
+    published = run_suite([study], grid=grid, out=tmp_path / "run", rng=7, workers=1)
+    assert published.verdicts["mean_bias"]
+    summary = (tmp_path / "run" / "mean_bias.summary.csv").read_text()
+    assert "not computed: ZeroDivisionError: nothing to divide" in summary
+    page = (tmp_path / "run" / "mean_bias.html").read_text()
+    assert "could not be written from this run: ZeroDivisionError: nothing to divide" in page
+    assert "not computed: ZeroDivisionError" in page

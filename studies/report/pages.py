@@ -904,7 +904,11 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     # decided claims first, then the study's own findings, then the claims not run here
     sentences = [claim_finding(v) for v in verdicts if v.status != NOT_RUN]
     if study.findings is not None:
-        sentences += list(study.findings(result, found))
+        try:
+            sentences += list(study.findings(result, found))
+        except Exception as error:  # a study's own code may fail in any way; say so, go on
+            sentences.append(f"The study's findings could not be written from this run: "
+                             f"{type(error).__name__}: {error}")
     sentences += [claim_finding(v) for v in verdicts if v.status == NOT_RUN]
     bands = tables.bands
     band_texts = band_verdicts = pd.DataFrame()

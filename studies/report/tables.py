@@ -218,7 +218,9 @@ def summaries(results: Mapping[str, StudyResult], studies: Sequence[Study] = (),
     """Each study's summary rows: its ``Study.summary``, or `headline_table` without one.
 
     ``shares``: by study, the shares of packed groups (by key) computed already for a
-    summary computed a group at a time (`studies.engine.GroupSummary`).
+    summary computed a group at a time (`studies.engine.GroupSummary`). A summary that
+    raises is one row saying so (``summary``: "not computed: ..."), and the report goes on:
+    the claims and the other studies' tables do not depend on it.
     """
     by_name = {s.name: s for s in studies}
     found = {}
@@ -226,9 +228,12 @@ def summaries(results: Mapping[str, StudyResult], studies: Sequence[Study] = (),
         study = by_name.get(name)
         summary = study.summary if study is not None and study.summary else headline_table
         given = (shares or {}).get(name)
-        rows = (summary.table(result, given) if isinstance(summary, GroupSummary) and given
-                else summary(result))
-        found[name] = [dict(row) for row in rows]
+        try:
+            rows = (summary.table(result, given) if isinstance(summary, GroupSummary) and given
+                    else summary(result))
+            found[name] = [dict(row) for row in rows]
+        except Exception as error:  # a study's own code may fail in any way; say so, go on
+            found[name] = [{"summary": f"not computed: {type(error).__name__}: {error}"}]
     return found
 
 

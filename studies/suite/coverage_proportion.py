@@ -423,8 +423,12 @@ def _slices(groups: Sequence[PackedGroup]) -> Iterator[_Slice]:
     arrays, the cells in grid order.
 
     Groups laid out alike with the level and the side among their axes are cut along those
-    axes (their arrays reshaped, no search); other results are sorted by level and side.
+    axes (their arrays reshaped, no search); other results are sorted by level and side. A
+    group without values (its data could not be made: the errors say why) adds nothing.
     """
+    groups = [g for g in groups if g.values]
+    if not groups:
+        return
     if all(g.axes == groups[0].axes for g in groups) and {
             "confidence_level", "alternative"} <= set(groups[0].axes):
         yield from _laid_out(groups)
