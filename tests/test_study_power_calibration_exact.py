@@ -377,3 +377,29 @@ def test_a_planner_with_a_prior_of_one_fails_the_oracle_check(monkeypatch):
     # the plans moved; the measurement of their power is the oracle's, not the planner's
     moved = ~np.isnan(wrong.size) & (wrong.size != right.size)
     assert moved.any()
+
+
+def test_a_planner_declaring_reachable_targets_out_of_reach_fails_the_oracle_check(monkeypatch):
+    # the planner's posterior limit taken at (1 - power) / 2: samples whose target is within
+    # reach are declared beyond it and left unplanned; the oracle's limit (scipy's Beta)
+    # says they were not, and the check counts them wrong
+    from scipy import special
+
+    from estimators._size_search import _posterior_beta
+
+    def two_sided(req, alpha, goal):  # recall's limit, at the two-sided tail
+        a, b = _posterior_beta(req, alpha)
+        return float(special.betaincinv(a, b, (1.0 - goal) / 2))
+
+    params = {"prevalence": 0.15, "f1": 0.85, "certified": "recall", "f": 0.9, "r": 200}
+    sample = pce.enumerate_outcomes([params])
+    weights = sample.probability[0]
+    right = pce._certified("clopper-pearson", sample.data, params)
+    assert weights @ right.correct == pytest.approx(1.0, abs=1e-12)
+    monkeypatch.setattr(pce, "_PLANNED", {})
+    monkeypatch.setattr(pce, "_limit", two_sided)
+    wrong = pce._certified("clopper-pearson", sample.data, params)
+    lost = np.isnan(wrong.size) & ~np.isnan(right.size)
+    # every sample it lost is counted wrong (and those it never reached by MAX_TEST_SIZE,
+    # now declared beyond a limit they are not beyond)
+    assert lost.any() and weights @ wrong.correct <= 1.0 - weights[lost].sum() + 1e-12
