@@ -649,3 +649,23 @@ def test_reference_claims_on_packed_groups_are_judged_as_their_cells():
         assert (a.compared, a.k, a.detectable) == (b.compared, b.k, b.detectable)
         assert a.nearest == b.nearest
         pd.testing.assert_frame_equal(a.failures, b.failures, check_dtype=False)
+
+
+def test_a_relative_claim_compares_the_ratio_less_one_with_the_delta_method_mcse():
+    claim = Claim("at-most-half-again", "", ("m",), "width", "at_most", 0.5, resolution=0.1,
+                  reference="r", relative=True)
+    assert claim.condition == "(width / r's - 1) <= 0.5"
+    assert evaluate_claims([claim], _paired([1.4, 3.0, 0.0], [1.0, 2.0, 0.0]))[0].status \
+        == HOLDS
+    found = evaluate_claims([claim], _paired([1.6, 3.0, 0.2], [1.0, 2.0, 0.0]))[0]
+    assert found.status == FAILS and found.failures["n"].tolist() == [2, 0]  # inf first
+    noisy = Claim("c", "", ("m",), "width", "at_most", 0.5, resolution=1.0, reference="r",
+                  relative=True, familywise_error=0.01)
+    k = stats.norm.isf(0.01)
+    se = (0.1 + 1.5 * 0.1) / 2.0  # (se_a + |a / b| se_b) / |b| at a = 3, b = 2
+    assert evaluate_claims([noisy], _paired([3.0 + 1.99 * se * k], [2.0], mcse=0.1,
+                                            n_replicates=100))[0].status != FAILS
+    assert evaluate_claims([noisy], _paired([3.0 + 2.4 * se * k], [2.0], mcse=0.1,
+                                            n_replicates=100))[0].status == FAILS
+    with pytest.raises(ValueError, match="`relative` of claim 'x' needs a `reference`"):
+        Claim("x", "", ("m",), "width", "at_most", 0.5, resolution=0.1, relative=True)

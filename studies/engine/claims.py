@@ -55,7 +55,10 @@ jaccard-clopper-pearson". Exact values give an exact difference. The MCSE of a M
 difference is the sum of the two MCSEs: the results keep no covariance between methods, and
 ``sd(a - b) <= sd(a) + sd(b)`` whatever their correlation, so the false-alarm rate holds (and
 the power is that of the sum). A difference is a measure of estimates, not a share: it takes
-its resolution from the claim, and its power from that sum.
+its resolution from the claim, and its power from that sum. With ``relative`` the value
+compared is the ratio less 1, ``a / b - 1`` ("Korn-Graubard is at most 50% wider than
+Jeffreys"; 0 where both are 0, infinite where only the reference is), its MCSE
+``(se_a + |a / b| se_b) / |b|``, the delta method's bound whatever the correlation.
 
 A claim of an effect says that the data show something ("at least 5 points below nominal",
 "the apparent error is optimistic"): it holds only where the estimates show it. A claim of a
@@ -176,6 +179,8 @@ class Claim:
         A method whose value of the same measure in the same cell is subtracted from each
         method's before comparing (module docstring); empty (default): the values themselves.
         A cell without the reference's value is not compared.
+    relative : bool
+        With a reference, compare ``value / reference's - 1`` instead of the difference.
     pins : tuple of str
         Which promises of its methods the claim holds them to (`PINS`): ``"validity"``
         (coverage at least nominal, or near it where that is the method's promise; no bias;
@@ -202,11 +207,15 @@ class Claim:
     familywise_error: float | None = None
     pins: tuple[str, ...] = ()
     reference: str = ""
+    relative: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.reference, str) or self.reference in self.methods:
             raise ValueError(f"`reference` of claim {self.name!r} must be the name of a method "
                              f"not among its methods; got {self.reference!r}.")
+        if self.relative and not self.reference:
+            raise ValueError(f"`relative` of claim {self.name!r} needs a `reference`; got "
+                             f"none.")
         if not isinstance(self.pins, tuple) or not set(self.pins) <= set(PINS):
             raise ValueError(f"`pins` of claim {self.name!r} must be a tuple of {PINS}; got "
                              f"{self.pins!r}.")
@@ -260,7 +269,8 @@ class Claim:
         value = f"mean {self.measure} over {', '.join(self.mean_over)}" if self.mean_over \
             else self.measure
         if self.reference:
-            value = f"({value} - {self.reference}'s)"
+            value = (f"({value} / {self.reference}'s - 1)" if self.relative
+                     else f"({value} - {self.reference}'s)")
         if self.comparison == "within":
             return f"|{value} - {self.target}| <= {self.margin:g}"
         shift = self.margin if self.comparison == "at_most" else -self.margin
@@ -410,6 +420,18 @@ def _share_replicates(bound: NDArray[np.float64], resolution: float, k: float
     return np.maximum(root * root, 1.0)
 
 
+def _compared(value: NDArray[np.float64], reference: NDArray[np.float64], relative: bool
+              ) -> NDArray[np.float64]:
+    """A value against its reference's: the difference, or the ratio less 1 (0 where both
+    are 0, infinite where only the reference is)."""
+    if not relative:
+        return value - reference
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = value / reference - 1.0
+    found: NDArray[np.float64] = np.where(value == reference, 0.0, ratio)
+    return found
+
+
 def _is_share(claim: Claim) -> bool:
     """Whether the values a claim compares are shares of replicates (a difference from a
     reference method's share is not)."""
@@ -493,7 +515,7 @@ class _Judge:
             found = group.values.get(claim.reference, {}).get(claim.measure)
             if found is None:
                 return chosen[:0]  # no reference: nothing in this group is compared
-            present = [values - found for values in present]
+            present = [_compared(values, found, self.claim.relative) for values in present]
         if (claim.measure in CONDITIONAL or not present
                 or (isinstance(claim.target, str) and claim.target not in params)
                 or (claim.mean_over and not set(self._keys()[1:]) <= params)):
@@ -571,8 +593,16 @@ class _Judge:
         # the sampling error of a difference is a measure of estimates, never a share's
         replicates = np.fmin(rows["n_replicates"].to_numpy(float, na_value=np.nan),
                              base["n_replicates"].to_numpy(float, na_value=np.nan))
-        rows = rows.assign(value=rows["value"].to_numpy(float) - base["value"].to_numpy(float),
-                           mcse=rows["mcse"].to_numpy(float) + base["mcse"].to_numpy(float),
+        value, other = rows["value"].to_numpy(float), base["value"].to_numpy(float)
+        mcse, other_mcse = rows["mcse"].to_numpy(float), base["mcse"].to_numpy(float)
+        if self.claim.relative:
+            # where the reference is 0 the ratio is 0 or infinite whatever the noise
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mcse = np.where(other == 0, 0.0,
+                                (mcse + np.abs(value / other) * other_mcse) / np.abs(other))
+        else:
+            mcse = mcse + other_mcse
+        rows = rows.assign(value=_compared(value, other, self.claim.relative), mcse=mcse,
                            n_replicates=replicates)
         return pd.concat([rows, undefined], ignore_index=True) if len(undefined) else rows
 
