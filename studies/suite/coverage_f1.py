@@ -416,6 +416,15 @@ CLAIMS = (
           ("logit-delta", "logit-delta-losci"), "coverage", "at_least",
           target="confidence_level", margin=0.01, where=MANY_RELEVANT, mean_over=_POPULATIONS,
           pins=("validity",)),
+    Claim("posterior-and-bootstrap-near-nominal-with-many-relevant",
+          "With at least 50 expected relevant documents, the beta-posterior and bootstrap "
+          "intervals (two-sided and LOSCI) cover within 3 points of the nominal level "
+          "averaged over prevalence and F1 at each design and n (full grid: 93.2% at the "
+          "least, beta-posterior two-sided at n = 100; 95.8% at the most): their promise is "
+          "a large-count one.",
+          ("beta-posterior", "beta-posterior-losci", "bootstrap", "bootstrap-losci"),
+          "coverage", "within", target="confidence_level", margin=0.03, where=MANY_RELEVANT,
+          mean_over=_POPULATIONS, pins=("validity", "efficiency")),
 )
 
 _LOSCI = ("delta-losci", "logit-delta-losci", "beta-posterior-losci", "bootstrap-losci")
