@@ -883,6 +883,13 @@ CLAIMS = (
           ("bootstrap",), "coverage", "at_most", target="confidence_level", margin=-0.10,
           where=f"{_POSITIVES_CELLS} and k == 1 and n <= 500", mean_over=("model",),
           grids=_DECIDED_ON),
+    Claim("gain-bootstrap-no-wider-than-binomial",
+          "The percentile bootstrap interval for the cumulative gain is at most 5% wider than "
+          "the Clopper-Pearson one (x of the m sampled positives) in every cell (the quick "
+          "grid: 3-100% narrower): resampling the sampled positives adds no width of its own, "
+          "so a bootstrap that also resamples the denominator is seen.",
+          ("bootstrap",), "width", "at_most", target=0.05, reference="binomial",
+          relative=True, resolution=0.1, where="estimand == 'gain' and model != 'selected'"),
     Claim("positives-estimates-unbiased",
           "The post-stratified (B x / n_B) and expansion (N x / n) estimates of the positives "
           "bought are unbiased (the fall-back where no sampled item is in the set weighs less "

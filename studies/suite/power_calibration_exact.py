@@ -772,7 +772,7 @@ def findings(result: Any, summary: Sequence[Mapping[str, Any]]) -> list[str]:
 STUDY = Study(
     name="power_calibration_exact",
     ademp=__doc__,
-    version="1",
+    version="2",
     grids={
         "quick": Grid({"prevalence": [0.15], "f1": [0.85], "certified": ["accuracy", "recall"],
                        "f": [0.9], "r": [200]}, n_replicates=200, task_seconds=6.0),

@@ -77,7 +77,9 @@ Methods
     ordering). The ordering itself is judged exactly: ``ratio-neyman-proportional`` and
     ``ratio-proportional-srs`` return ``u + (V_1 / V_2 - 1)`` in every replicate, ``V`` the
     designs' exact variances (`design_variances`), so that their ``bias`` is the ratio less 1
-    with no Monte Carlo error.
+    with no Monte Carlo error. ``scipy-ratio-neyman-proportional`` and
+    ``scipy-ratio-proportional-srs`` return the same ratios from scipy.stats' hypergeometric
+    variances (`oracle_variance_ratio`), computed apart, to check them.
 Performance measures
     Bias, empirical SE, MSE, model SE and its relative error, coverage and width, and
     ``rejection``, which here is the share of replicates with the method's event: a
@@ -1084,6 +1086,47 @@ def variance_ratio(numerator: str, denominator: str, params: Params) -> float:
     return top / bottom
 
 
+def _scipy_variance(size: int, relevant: int, sampled: int) -> float:
+    """``Var[p^]`` of an SRS of ``sampled`` from ``size`` with ``relevant`` positives, from
+    scipy.stats' hypergeometric law: written apart from `_srs_variance`, to check it."""
+    if sampled == 0:
+        return 0.0
+    # scipy computes the law's higher moments beside its variance: 0/0 for tiny strata
+    with np.errstate(divide="ignore", invalid="ignore"):
+        variance = float(stats.hypergeom(size, relevant, sampled).var())
+    return variance / sampled ** 2
+
+
+def oracle_variance_ratio(numerator: str, denominator: str, params: Params) -> float:
+    """`variance_ratio` from scipy.stats' hypergeometric variances (`_scipy_variance`):
+    ``numerator`` a stratified allocation, ``denominator`` another or ``srs-<allocation>``."""
+    config = configuration(params)
+    run = int(params["run"])
+    mask = MEMBER[:, run - 1] & (config.sizes > 0)
+    sizes, relevant = config.sizes[mask], config.relevant[mask]
+
+    def variance(design: str) -> float:
+        if design.startswith("srs-"):
+            return _scipy_variance(int(sizes.sum()), int(relevant.sum()),
+                                   int(config.allocations[design[4:]][mask].sum()))
+        sampled = config.allocations[design][mask]
+        return sum((int(n_h) / sizes.sum()) ** 2 * _scipy_variance(int(n_h), int(k), int(m))
+                   for n_h, k, m in zip(sizes, relevant, sampled, strict=True))
+
+    top, bottom = variance(numerator), variance(denominator)
+    if bottom == 0.0:
+        return 1.0 if top == 0.0 else math.inf
+    return top / bottom
+
+
+def _oracle_ratio(numerator: str, denominator: str, data: Draws, params: Params
+                  ) -> Estimates:
+    """`_ratio` from `oracle_variance_ratio`: the exact ratios computed a second way."""
+    return Estimates(estimate=np.full(data.trec5.shape[0], truth(params)
+                                      + oracle_variance_ratio(numerator, denominator, params)
+                                      - 1.0))
+
+
 def _ratio(numerator: str, denominator: str, data: Draws, params: Params) -> Estimates:
     """``u + (ratio - 1)``, the same in every replicate: its bias is the exact ratio less 1."""
     return Estimates(estimate=np.full(data.trec5.shape[0], truth(params)
@@ -1107,6 +1150,10 @@ METHODS = {
         _gap, ("stratified", "proportional"), ("srs", "proportional")),
     "ratio-neyman-proportional": functools.partial(_ratio, "neyman", "proportional"),
     "ratio-proportional-srs": functools.partial(_ratio, "proportional", "srs-proportional"),
+    "scipy-ratio-neyman-proportional": functools.partial(_oracle_ratio, "neyman",
+                                                         "proportional"),
+    "scipy-ratio-proportional-srs": functools.partial(_oracle_ratio, "proportional",
+                                                      "srs-proportional"),
 }
 
 
@@ -1274,6 +1321,13 @@ CLAIMS = (
           ("jeffreys", "mover-wilson", "korn-graubard"), "coverage", "at_least",
           target="confidence_level", margin=0.01, where=_RARE, mean_over=_EVERY_CELL,
           pins=("validity",)),
+    *(Claim(f"{name}-agrees-with-scipy",
+            f"The exact variance ratio {name[6:]} equals the one computed from scipy.stats' "
+            f"hypergeometric variances, written apart, in every cell (up to rounding): the "
+            f"ordering claims above rest on it.",
+            (f"scipy-{name}",), "bias", "within", target=0.0, margin=1e-9, reference=name,
+            resolution=1e-6)
+      for name in ("ratio-neyman-proportional", "ratio-proportional-srs")),
     Claim("mover-wilson-and-korn-graubard-at-most-half-again-jeffreys-width",
           "The MOVER-Wilson and Korn-Graubard intervals are at most 50% wider than the "
           "Jeffreys interval in every cell (the quick grid: 38% and 41% at most): with the "
@@ -1560,7 +1614,7 @@ def findings(result: StudyResult, summary: Sequence[Mapping[str, Any]]) -> list[
 STUDY = Study(
     name="stratified_vs_pooled",
     ademp=__doc__,
-    version="1",
+    version="2",
     grids={
         "quick": Grid({"relevant": [5, 40, 300, 2000], "submitted": [250, 1000, 4000],
                        "separation": [2.0], "run": list(RUNS), "confidence_level": [0.95]},
