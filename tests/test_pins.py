@@ -21,23 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # The methods no claim yet pins from one side or both (see docs/method-pins.md).
 KNOWN_GAPS = {
-    "proportion_ci:wald": "validity, efficiency",
     "proportion_ci:hypergeometric": "validity, efficiency",
-    "f1_ci:logit-delta": "efficiency",
-    "f1_ci:beta-posterior": "validity, efficiency",
-    "f1_ci:bootstrap": "validity, efficiency",
-    "f1_ci:jaccard-wald": "validity, efficiency",
-    "f1_ci:jaccard-wilson-cc": "validity, efficiency",
-    "f1_ci:jaccard-agresti-coull": "validity, efficiency",
-    "f1_ci:jaccard-mid-p": "validity, efficiency",
     "f1_ci:segments-clopper-pearson": "efficiency",
-    "f1_ci:segments-hypergeometric": "validity, efficiency",
-    "recall_ci:stratified-segments-clopper-pearson": "validity, efficiency",
-    "recall_ci:stratified-segments-hypergeometric": "validity, efficiency",
-    "recall_ci:stratified-delta": "validity, efficiency",
-    "stratified_proportion:jeffreys": "efficiency",
-    "stratified_proportion:mover-wilson": "efficiency",
-    "stratified_proportion:korn-graubard": "efficiency",
     "stratified_proportion:wald": "validity, efficiency",
     "budget_positives:hypergeometric": "efficiency",
     "budget_positives:binomial": "efficiency",
