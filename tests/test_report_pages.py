@@ -306,3 +306,21 @@ def test_a_study_whose_summary_and_findings_raise_still_gets_its_verdicts_and_pa
     page = (tmp_path / "run" / "mean_bias.html").read_text()
     assert "could not be written from this run: ZeroDivisionError: nothing to divide" in page
     assert "not computed: ZeroDivisionError" in page
+
+
+def test_the_index_shows_what_pins_each_method_with_its_verdicts(tmp_path):
+    from studies.report import run_suite
+
+    study = get_study("binomial_coverage")
+    published = run_suite([study], grid="quick", out=tmp_path / "run", rng=7, workers=1)
+    assert published.verdicts["binomial_coverage"]
+    page = (tmp_path / "run" / "index.html").read_text()
+    section = page[page.index('<h2 id="pins">'):page.index("<p>Tables:")]
+    rows = {re.search(r"<td>([^<]+)</td>", row).group(1): row
+            for row in section.split("<tr>")[2:]}
+    # the study names two public methods: only they are listed, with this run's verdicts
+    assert sorted(rows) == ["proportion_ci:wald", "proportion_ci:wilson"]
+    assert ('class="badge HOLDS" href="binomial_coverage.html#claim-wilson-mean-near-nominal"'
+            in rows["proportion_ci:wilson"])
+    assert rows["proportion_ci:wald"].rstrip().endswith("<td>validity, efficiency</td></tr>")
+    assert "1 of 2 are\npinned from both sides" in section

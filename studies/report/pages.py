@@ -62,6 +62,7 @@ from studies.engine import (
 from studies.engine.claims import FAILURE_COLUMNS, tally, worst_status
 from studies.engine.findings import claim_finding
 from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
+from studies.engine.pins import PINS, pin_table
 from studies.engine.reading import StoredRun, read_run
 from studies.engine.results import FRAME_COLUMNS, REGION_GROUPS, PackedGroup, group_regions
 from studies.report.compare import Comparison
@@ -198,6 +199,7 @@ it detects a deviation of its resolution with probability 0.95; where it cannot,
 claimed effect is not shown by the estimates, it is INCONCLUSIVE.</p>
 </section>
 <nav class="toc">Contents: <a href="#studies">Studies</a> <a href="#methods">Methods by study</a>
+<a href="#pins">What pins each method</a>
 {% if comparison %}<a href="#comparison">Comparison with the baseline</a> {% endif %}
 <a href="#provenance">Provenance</a></nav>
 <h2 id="studies">Studies</h2>
@@ -224,6 +226,21 @@ bound.</p>
 href="{{ s.name }}.html#claim-{{ claim }}">{{ claim }}</a> {% endfor %}</td>
 <td class="{{ m.shade }}">{{ m.worst }}</td></tr>
 {% endfor %}{% endfor %}</tbody></table></div>
+<h2 id="pins">What pins each method</h2>
+<p>Each public estimator method the studies of this run name, with the claims that hold it to
+its promise from both sides: its <em>validity</em> (coverage at least nominal, or near it
+where that is the method's promise; no bias; a plan that delivers its power) and its
+<em>efficiency</em> (no wider, more conservative or larger than needed), each with its verdict
+on this run (NOT RUN: judged on another grid). {{ pins_pinned }} of {{ pins|length }} are
+pinned from both sides; the last column says what the others lack.</p>
+<div class="scroll"><table><thead><tr><th>method</th><th>validity</th><th>efficiency</th>
+<th>missing</th></tr></thead><tbody>
+{% for p in pins %}<tr><td>{{ p.method }}</td>
+{% for side in p.sides %}<td>{% for study, claim, status in side %}<a class="badge {{
+status|replace(' ', '-') }}" href="{{ study }}.html#claim-{{ claim }}">{{ study }}:{{ claim
+}}</a> {% endfor %}</td>{% endfor %}
+<td>{{ p.missing }}</td></tr>
+{% endfor %}</tbody></table></div>
 <p>Tables: each study's <code>.csv</code> (per cell), <code>.summary.csv</code>,
 <code>.claims.csv</code>; all cells in <a href="results.csv">results.csv</a>;
 provenance and file hashes in <a href="report.json">report.json</a>.</p>
@@ -1056,6 +1073,27 @@ def _page_task(page: tuple[Any, ...]) -> tuple[dict[str, Any], dict[str, str]]:
     return row, written
 
 
+def _pin_rows(studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]]
+              ) -> list[dict[str, Any]]:
+    """`studies.engine.pins.pin_table` of the run's studies, the methods they name only, each
+    claim as ``(study, claim, its status on this run)``."""
+    status = {(name, v.claim.name): v.status for name, found in verdicts.items()
+              for v in found}
+    named = {m for study in studies for m in study.estimator_methods.values()}
+    rows = []
+    for row in pin_table(studies).itertuples():
+        if row.method not in named:
+            continue
+        sides = []
+        for side in PINS:
+            labels = [label.removesuffix(" (full grid only)")
+                      for label in getattr(row, side).split("; ") if label]
+            sides.append([(*label.split(":", 1), status.get(tuple(label.split(":", 1)),
+                                                             NOT_RUN)) for label in labels])
+        rows.append({"method": row.method, "sides": sides, "missing": row.missing})
+    return rows
+
+
 def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
                  results: Mapping[str, StudyResult],
                  verdicts: Mapping[str, Sequence[Verdict]], *,
@@ -1119,6 +1157,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         written.update(files)
     counts = {s: sum(v.status == s for found in verdicts.values() for v in found)
               for s in STATUSES}
+    pins = _pin_rows([s for s in studies if s.name in results], verdicts)
     identity = meta.get("identity", {})
     body = _template(_INDEX).render(
         studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
@@ -1126,7 +1165,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         claims=round(SUITE_FALSE_ALARM / claim_false_alarm()),
         share=f"{claim_false_alarm():.2g}",
         comparison=_comparison_html(comparison) if comparison is not None else None,
-        incomplete="" if state.complete else state.describe())
+        incomplete="" if state.complete else state.describe(), pins=pins,
+        pins_pinned=sum(not p["missing"] for p in pins))
     page = _template(_PAGE).render(title="evalcert study report", style=_STYLE,
                                           body=Markup(body))
     _write(target / "index.html", page, written)
