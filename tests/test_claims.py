@@ -669,3 +669,15 @@ def test_a_relative_claim_compares_the_ratio_less_one_with_the_delta_method_mcse
                                             n_replicates=100))[0].status == FAILS
     with pytest.raises(ValueError, match="`relative` of claim 'x' needs a `reference`"):
         Claim("x", "", ("m",), "width", "at_most", 0.5, resolution=0.1, relative=True)
+
+
+def test_an_identity_is_judged_exactly_on_monte_carlo_values():
+    # a value that is the same in every replicate by construction: no allowance, no power
+    claim = Claim("c", "", ("m",), "bias", "within", 0.0, resolution=0.05, identity=True)
+    assert _verdict(claim, [0.0, 0.0], mcse=0.0, n_replicates=3, measure="bias").status \
+        == HOLDS
+    found = _verdict(claim, [0.0, -0.3], mcse=0.4, n_replicates=3, measure="bias")
+    assert found.status == FAILS and found.k is None
+    plain = dataclasses.replace(claim, identity=False)
+    assert _verdict(plain, [0.0, -0.3], mcse=0.4, n_replicates=3,
+                    measure="bias").status == INCONCLUSIVE

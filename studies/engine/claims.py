@@ -181,6 +181,10 @@ class Claim:
         A cell without the reference's value is not compared.
     relative : bool
         With a reference, compare ``value / reference's - 1`` instead of the difference.
+    identity : bool
+        The claim states an identity that holds in every replicate (a policy's saving over
+        itself is 0): its Monte Carlo values are compared as exact values, within
+        ``exact_tolerance``, whatever their MCSE, and need no power.
     pins : tuple of str
         Which promises of its methods the claim holds them to (`PINS`): ``"validity"``
         (coverage at least nominal, or near it where that is the method's promise; no bias;
@@ -208,6 +212,7 @@ class Claim:
     pins: tuple[str, ...] = ()
     reference: str = ""
     relative: bool = False
+    identity: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.reference, str) or self.reference in self.methods:
@@ -693,7 +698,7 @@ class _Judge:
         claim = self.claim
         value, mcse = rows["value"].to_numpy(float), rows["mcse"].to_numpy(float)
         # the path, not a zero MCSE, makes a value exact: a Monte Carlo share of 0 or 1 has MCSE 0
-        monte_carlo = ~np.isnan(rows["n_replicates"].to_numpy(float))
+        monte_carlo = ~np.isnan(rows["n_replicates"].to_numpy(float)) & (not claim.identity)
         null = rows["null"].to_numpy(float)
         # shares (coverage, rejection): the SE at the bound, where a true claim is tightest
         spread = np.where(np.isnan(null), mcse, null)

@@ -780,7 +780,7 @@ CLAIMS: tuple[Claim, ...] = (
           "first stops at the first step whose planned cost fits the budget, so its own saving "
           "is exactly 0 in every topic, and defined: where it opens, its certification test "
           "fits the budget.",
-          ("first",), "mean_saving", "within", target=0.0, margin=0.0),
+          ("first",), "mean_saving", "within", target=0.0, margin=0.0, identity=True),
     Claim("first-within-budget-falls-short",
           "Stopping the first time the planned cost fits the budget certifies at least 5 points "
           "fewer than the nominal 93% of the runs that open, on average over the topics (the "
