@@ -424,7 +424,7 @@ CLAIMS = (
           "a large-count one.",
           ("beta-posterior", "beta-posterior-losci", "bootstrap", "bootstrap-losci"),
           "coverage", "within", target="confidence_level", margin=0.03, where=MANY_RELEVANT,
-          mean_over=_POPULATIONS, pins=("validity", "efficiency")),
+          mean_over=_POPULATIONS, resolution=0.025, pins=("validity", "efficiency")),
 )
 
 _LOSCI = ("delta-losci", "logit-delta-losci", "beta-posterior-losci", "bootstrap-losci")
