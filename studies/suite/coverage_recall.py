@@ -17,7 +17,8 @@ Data-generating mechanisms
     to integers). **SRS** (``design = "srs"``): a simple random sample of ``n`` documents from
     an unbounded population with these shares, its counts ``(tp, fn, rest)`` trinomial
     (Bagdouri et al. 2013, section 3; the estimand is ``recall``); the population size and
-    precision do not enter, so SRS cells that differ only in them are the same. **Stratified**
+    precision do not enter, so the SRS methods run at precision 0.9 and a population of 2,000
+    only (`SRS_CELLS`: the other SRS cells would repeat them). **Stratified**
     (``design = "stratified"``): half the sample from each segment (``n1 = min(n / 2, N1)``,
     the rest from the unretrieved segment: a retrieved segment smaller than ``n / 2`` is a
     census), ``tp ~ Hypergeometric(N1, K1, n1)`` and ``fn ~ Hypergeometric(N0, K0, n0)``
@@ -69,7 +70,7 @@ from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.findings import extreme
 from studies.engine.performance import Estimates
 
-__all__ = ["SRS_METHODS", "STRATIFIED_METHODS", "STUDY", "Population", "enumerate_outcomes",
+__all__ = ["SRS_CELLS", "SRS_METHODS", "STRATIFIED_METHODS", "STUDY", "Population", "enumerate_outcomes",
            "population"]
 
 IntArray = NDArray[np.int64]
@@ -206,9 +207,18 @@ def _methods() -> dict[str, Method]:
             for suffix, alternative in _SIDES.items()}
 
 
+# An SRS sample's law depends on neither the classifier's precision nor the population's size:
+# its methods run at these only, where the other cells would repeat them.
+SRS_CELLS = {"precision": 0.9, "population": 2000}
+
+
 def applies(method: str, params: Params) -> bool:
-    """Whether the cell's design admits ``method`` (a ``recall_ci`` method or its LOSCI)."""
-    return method.removesuffix("-losci") in RECALL_METHODS_BY_DESIGN[str(params["design"])]
+    """Whether ``method`` (a ``recall_ci`` method or its LOSCI) runs in the cell: the cell's
+    design must admit it, and an SRS method runs in the `SRS_CELLS` only."""
+    design = str(params["design"])
+    if method.removesuffix("-losci") not in RECALL_METHODS_BY_DESIGN[design]:
+        return False
+    return design != "srs" or all(params[k] == v for k, v in SRS_CELLS.items())
 
 
 def _both(*names: str) -> tuple[str, ...]:
