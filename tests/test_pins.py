@@ -21,8 +21,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # The methods no claim yet pins from one side or both (see docs/method-pins.md).
 KNOWN_GAPS = {
-    "proportion_ci:hypergeometric": "validity, efficiency",
-    "f1_ci:segments-clopper-pearson": "efficiency",
     "stratified_proportion:wald": "validity, efficiency",
     "budget_positives:hypergeometric": "efficiency",
     "budget_positives:binomial": "efficiency",
