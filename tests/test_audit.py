@@ -221,3 +221,25 @@ def test_a_stored_outcome_is_reused_only_for_the_same_patch_settings_and_source(
     assert tree_digest(tree) == source
     apply_fault(fault, tree)
     assert tree_digest(tree) != source
+
+
+def test_every_run_of_an_audit_starts_from_one_snapshot_of_the_packages(tmp_path, monkeypatch):
+    # the packages are copied once when the audit begins: every fault's copy comes from that
+    # snapshot, so an edit made while a long audit runs reaches none of its runs
+    import studies.audit.audit as audit
+    from studies.audit.faults import tree_digest
+
+    seen = []
+
+    def fake_run(fault, settings, directory, clean, *, keep, snapshot):
+        seen.append((snapshot, tree_digest(snapshot)))
+        directory.mkdir(parents=True)
+        (snapshot / "studies" / "edited.py").write_text("")  # as an edit would, mid-audit
+        return _outcome(fault, _report({"s:a": "HOLDS"}), clean, 0, 1.0, "")
+
+    monkeypatch.setattr(audit, "_run_one", fake_run)
+    faults = load_faults(_file(tmp_path, WILSON_SHRUNK))
+    run_audit(faults, tmp_path / "audit", AuditSettings(("binomial_coverage",)))
+    assert [s for s, _ in seen] == [tmp_path / "audit" / "source"] * 2
+    assert seen[0][1] == tree_digest()  # the packages as they were
+    assert not (Path(audit.__file__).parents[1] / "edited.py").exists()

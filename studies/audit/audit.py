@@ -199,11 +199,12 @@ def _outcome(fault: Fault | None, report: dict[str, Any] | None, clean: FaultOut
 
 
 def _run_one(fault: Fault | None, settings: AuditSettings, directory: Path,
-             clean: FaultOutcome | None, *, keep: bool) -> FaultOutcome:
-    """Run the command on a copy of the packages with ``fault`` written in; read its report."""
+             clean: FaultOutcome | None, *, keep: bool, snapshot: Path) -> FaultOutcome:
+    """Run the command on a copy of the packages (from ``snapshot``) with ``fault`` written in;
+    read its report."""
     if directory.exists():
         shutil.rmtree(directory)
-    tree = copy_tree(directory / "tree")
+    tree = copy_tree(directory / "tree", root=snapshot)
     if fault is not None:
         apply_fault(fault, tree)
     out = directory / "run"
@@ -296,7 +297,10 @@ def run_audit(faults: Sequence[Fault], out: str | os.PathLike[str], settings: Au
     root = Path(out) / "faults"
     root.mkdir(parents=True, exist_ok=True)
     total = len(faults) + 1
-    source = tree_digest()
+    # every run starts from the packages as they were when the audit began: an edit made
+    # during a long audit would otherwise reach the later faults' runs and not the earlier
+    snapshot = copy_tree(Path(out) / "source")
+    source = tree_digest(snapshot)
     results: list[FaultOutcome] = []
     clean: FaultOutcome | None = None
     for done, fault in enumerate([None, *faults], 1):
@@ -305,7 +309,8 @@ def run_audit(faults: Sequence[Fault], out: str | os.PathLike[str], settings: Au
         digest = fault.digest() if fault else ""
         found = _load(stored, settings, source, digest) if resume else None
         if found is None:
-            found = _run_one(fault, settings, root / name, clean, keep=keep)
+            found = _run_one(fault, settings, root / name, clean, keep=keep,
+                             snapshot=snapshot)
             _save(found, settings, source, stored)
         if fault is None:
             clean = found

@@ -311,12 +311,14 @@ class Study:
         `studies.engine.findings` (a value with its MCSE, a paper's number beside ours).
         Shown on the study's page under the sentences the report writes from the claims'
         verdicts. None: those sentences only.
-    estimator_methods : mapping of str to str
+    estimator_methods : mapping of str to str or to pairs of str
         The public estimator method each of the study's methods runs, as ``function:method``
         (``"proportion_ci:wilson"``; ``"f1_ci:jaccard-clopper-pearson"`` for its two-sided
-        interval and its LOSCI alike): what `studies.engine.pins` reads to say which claims
-        hold each public method to its validity and its efficiency. Methods not named (a
-        peer library's, a helper) pin nothing.
+        interval and its LOSCI alike), or, for a method that runs different public methods
+        in different cells, ``(region, function:method)`` pairs (a region: a query over the
+        grid parameters, as a claim's ``where``): what `studies.engine.pins` reads to say
+        which claims hold each public method to its validity and its efficiency. Methods not
+        named (a peer library's, a helper) pin nothing.
     ademp : str
         The study's ADEMP in words: a title line, then sections ``Aims``,
         ``Data-generating mechanisms``, ``Estimands``, ``Methods``, ``Performance measures``
@@ -343,15 +345,22 @@ class Study:
     figures: tuple[Figure, ...] = ()
     summary: Callable[[Any], Sequence[Mapping[str, Any]]] | None = None
     findings: Callable[[Any, Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
-    estimator_methods: Mapping[str, str] = field(default_factory=dict)
+    estimator_methods: Mapping[str, str | tuple[tuple[str, str], ...]] = field(
+        default_factory=dict)
     ademp: str = ""
 
     def __post_init__(self) -> None:
+        def public(v: Any) -> bool:
+            return isinstance(v, str) and v.count(":") == 1 and all(v.split(":"))
+
         bad = sorted(k for k, v in self.estimator_methods.items()
-                     if not (isinstance(v, str) and v.count(":") == 1 and all(v.split(":"))))
+                     if not (public(v) or (isinstance(v, tuple) and v and all(
+                         isinstance(pair, tuple) and len(pair) == 2
+                         and isinstance(pair[0], str) and public(pair[1]) for pair in v))))
         if bad:
             raise ValueError(f"`estimator_methods` must map method names to "
-                             f"'function:method' strings; got {bad} of study {self.name!r}.")
+                             f"'function:method' strings or (region, 'function:method') "
+                             f"pairs; got {bad} of study {self.name!r}.")
         missing = {"quick", "full"} - set(self.grids)
         if missing:
             raise ValueError(f"`grids` must include 'quick' and 'full'; missing {sorted(missing)}.")

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 import estimators
 from studies.engine.claims import PINS
 from studies.engine.design import Study
+from studies.engine.regions import region_mask
 
 __all__ = ["PIN_COLUMNS", "pin_markdown", "pin_table", "public_methods"]
 
@@ -72,17 +74,16 @@ def pin_table(studies: Sequence[Study]) -> pd.DataFrame:
     """
     found: dict[str, dict[str, list[str]]] = {}
     for study in studies:
+        cells = pd.DataFrame([c for grid in study.grids.values() for c in grid.cells()])
         for claim in study.claims:
             label = f"{study.name}:{claim.name}" + (
                 "" if not claim.grids or "quick" in claim.grids else " (full grid only)")
             for method in claim.methods:
-                public = study.estimator_methods.get(method)
-                if public is None:
-                    continue
-                sides = found.setdefault(public, {side: [] for side in PINS})
-                for side in claim.pins:
-                    if label not in sides[side]:
-                        sides[side].append(label)
+                for public in _public(study, method, claim.where, cells):
+                    sides = found.setdefault(public, {side: [] for side in PINS})
+                    for side in claim.pins:
+                        if label not in sides[side]:
+                            sides[side].append(label)
     listed = public_methods()
     rows = []
     for method in [*listed, *sorted(set(found) - set(listed))]:
@@ -91,6 +92,17 @@ def pin_table(studies: Sequence[Study]) -> pd.DataFrame:
                      **{side: "; ".join(sides[side]) for side in PINS},
                      "missing": ", ".join(side for side in PINS if not sides[side])})
     return pd.DataFrame(rows, columns=list(PIN_COLUMNS))
+
+
+def _public(study: Study, method: str, where: str, cells: pd.DataFrame) -> list[str]:
+    """The public methods a study's ``method`` runs in the cells of region ``where``: its
+    one public method, or those of its ``(region, public)`` pairs whose region shares a cell
+    of the study's grids with ``where``."""
+    mapped = study.estimator_methods.get(method)
+    if mapped is None or isinstance(mapped, str):
+        return [] if mapped is None else [mapped]
+    inside = region_mask(cells, where) if where else np.ones(len(cells), dtype=bool)
+    return [public for region, public in mapped if (inside & region_mask(cells, region)).any()]
 
 
 def pin_markdown(table: pd.DataFrame) -> str:

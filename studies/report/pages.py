@@ -1079,7 +1079,8 @@ def _pin_rows(studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]
     claim as ``(study, claim, its status on this run)``."""
     status = {(name, v.claim.name): v.status for name, found in verdicts.items()
               for v in found}
-    named = {m for study in studies for m in study.estimator_methods.values()}
+    named = {public for study in studies for mapped in study.estimator_methods.values()
+             for public in ([mapped] if isinstance(mapped, str) else [p for _, p in mapped])}
     rows = []
     for row in pin_table(studies).itertuples():
         if row.method not in named:
