@@ -1285,7 +1285,7 @@ CLAIMS = (
     Claim("pooled-never-above-truth",
           "The pooled estimate never exceeds the true utility, in any replicate: it is a lower "
           "bound (Lewis 1996, section 7.1).",
-          ("pooled",), "rejection", "at_most", target=0.0),
+          ("pooled",), "rejection", "at_most", target=0.0, pins=("validity",)),
     Claim("stratified-and-srs-unbiased",
           "The stratified estimate under each allocation and the SRS estimate are unbiased "
           "(section 7.2).",
