@@ -71,6 +71,20 @@ def test_bad_pins_and_method_maps_are_refused():
                                          r"\('validity', 'efficiency'\); got \('speed',\)"):
         Claim("c", "s", ("m",), "coverage", "at_least", target=0.9, pins=("speed",))
     study = get_study("binomial_coverage")
-    with pytest.raises(ValueError, match="`estimator_methods` must map method names to "
-                                         r"'function:method' strings; got \['wald'\]"):
-        dataclasses.replace(study, estimator_methods={"wald": "proportion_ci"})
+    for bad in ("proportion_ci", (("n > 1", "proportion_ci"),), ("n > 1", "proportion_ci:wald")):
+        with pytest.raises(ValueError, match="`estimator_methods` must map method names to "
+                                             r"'function:method' strings or \(region, "
+                                             r"'function:method'\) pairs; got \['wald'\]"):
+            dataclasses.replace(study, estimator_methods={"wald": bad})
+
+
+def test_a_method_running_public_methods_by_region_pins_each_where_its_claims_reach():
+    # gain_budget's bootstrap is budget_positives' in the positives cells and
+    # cumulative_gain_estimate's in the gain cells: a claim pins the ones its region reaches
+    table = pin_table([get_study("gain_budget")]).set_index("method")
+    gain_only = "gain_budget:gain-bootstrap-no-wider-than-binomial"
+    both = "gain_budget:bootstrap-near-nominal-where-its-sets-are-mixed"
+    assert gain_only in table.loc["cumulative_gain_estimate:bootstrap", "efficiency"]
+    assert gain_only not in table.loc["budget_positives:bootstrap", "efficiency"]
+    for method in ("cumulative_gain_estimate:bootstrap", "budget_positives:bootstrap"):
+        assert both in table.loc[method, "validity"]

@@ -74,7 +74,9 @@ def pin_table(studies: Sequence[Study]) -> pd.DataFrame:
     """
     found: dict[str, dict[str, list[str]]] = {}
     for study in studies:
-        cells = pd.DataFrame([c for grid in study.grids.values() for c in grid.cells()])
+        # a method naming its public methods by region reads the study's cells (a few)
+        cells = pd.DataFrame([c for grid in study.grids.values() for c in grid.cells()]) if any(
+            not isinstance(v, str) for v in study.estimator_methods.values()) else None
         for claim in study.claims:
             label = f"{study.name}:{claim.name}" + (
                 "" if not claim.grids or "quick" in claim.grids else " (full grid only)")
@@ -94,13 +96,14 @@ def pin_table(studies: Sequence[Study]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(PIN_COLUMNS))
 
 
-def _public(study: Study, method: str, where: str, cells: pd.DataFrame) -> list[str]:
+def _public(study: Study, method: str, where: str, cells: pd.DataFrame | None) -> list[str]:
     """The public methods a study's ``method`` runs in the cells of region ``where``: its
     one public method, or those of its ``(region, public)`` pairs whose region shares a cell
     of the study's grids with ``where``."""
     mapped = study.estimator_methods.get(method)
     if mapped is None or isinstance(mapped, str):
         return [] if mapped is None else [mapped]
+    assert cells is not None
     inside = region_mask(cells, where) if where else np.ones(len(cells), dtype=bool)
     return [public for region, public in mapped if (inside & region_mask(cells, region)).any()]
 
