@@ -174,6 +174,8 @@ figure svg{max-width:100%;height:auto}dt{font-weight:bold}dd{margin:0 0 0.4rem 1
 nav.toc{font-size:0.9rem;margin:1rem 0}nav.toc a{margin-right:0.9rem;white-space:nowrap}
 details>summary{cursor:pointer;color:#124;margin:0.4rem 0}
 td.statement{min-width:16rem}.badge{padding:0 0.3rem;margin-right:0.3rem;white-space:nowrap}
+table.pins{table-layout:fixed;width:100%}table.pins td{overflow-wrap:anywhere}
+table.pins .badge{white-space:normal;display:inline-block}
 """
 
 _PAGE = """<!DOCTYPE html>
@@ -233,8 +235,8 @@ where that is the method's promise; no bias; a plan that delivers its power) and
 <em>efficiency</em> (no wider, more conservative or larger than needed), each with its verdict
 on this run (NOT RUN: judged on another grid). {{ pins_pinned }} of {{ pins|length }} are
 pinned from both sides; the last column says what the others lack.</p>
-<div class="scroll"><table><thead><tr><th>method</th><th>validity</th><th>efficiency</th>
-<th>missing</th></tr></thead><tbody>
+<div class="scroll"><table class="pins"><thead><tr><th>method</th><th>validity</th>
+<th>efficiency</th><th>missing</th></tr></thead><tbody>
 {% for p in pins %}<tr><td>{{ p.method }}</td>
 {% for side in p.sides %}<td>{% for study, claim, status in side %}<a class="badge {{
 status|replace(' ', '-') }}" href="{{ study }}.html#claim-{{ claim }}">{{ study }}:{{ claim

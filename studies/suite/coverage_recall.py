@@ -240,7 +240,7 @@ CLAIMS = (
           "relevant document, which has no interval): given the relevant documents drawn, "
           "recall's count among them is binomial, and the guarantee holds for every count.",
           _both("clopper-pearson"), "coverage", "at_least", target="confidence_level",
-          margin=5e-5, where=_SRS_DEFINED),
+          margin=5e-5, where=_SRS_DEFINED, pins=("validity",)),
     Claim("segments-never-below-nominal",
           "Under stratified sampling the segments-clopper-pearson and segments-hypergeometric "
           "intervals, two-sided and LOSCI, cover at least the nominal level in every cell, "
@@ -281,7 +281,8 @@ CLAIMS = (
           "level, as they do for a binomial proportion (Brown, Cai & DasGupta 2001).",
           _both("wilson", "jeffreys", "mid-p"), "coverage", "within",
           target="confidence_level", margin=0.015,
-          where=f"design == 'srs' and {_MANY_RELEVANT}", mean_over=("prevalence", "recall")),
+          where=f"design == 'srs' and {_MANY_RELEVANT}", mean_over=("prevalence", "recall"),
+          pins=("validity", "efficiency")),
 )
 
 _SHOWN = "recall == 0.8 and confidence_level == 0.95"
