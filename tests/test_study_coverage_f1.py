@@ -330,7 +330,7 @@ def many_relevant():
 @pytest.mark.parametrize("name", list(BROKEN_FOR))
 def test_each_monte_carlo_claim_holds_exactly_and_fails_on_a_broken_method(name,
                                                                             many_relevant):
-    assert {c.name for c in STUDY.claims} == set(BROKEN_FOR)
+    assert {c.name for c in STUDY.claims} == set(BROKEN_FOR) | {DRAWN_CLAIM}
     claim = next(c for c in STUDY.claims if c.name == name)
     grid, good = many_relevant
     assert evaluate_claims([claim], good)[0].status == HOLDS
@@ -339,6 +339,26 @@ def test_each_monte_carlo_claim_holds_exactly_and_fails_on_a_broken_method(name,
     found = evaluate_claims([claim], run([broken], grid=grid, rng=0, workers=1)[
         "coverage_f1_exact"])[0]
     assert found.status == FAILS and set(found.failures["method"]) <= set(BROKEN_FOR[name])
+
+
+# the claim on the methods that draw (no exact counterpart): judged on their own draws
+DRAWN_CLAIM = "posterior-and-bootstrap-near-nominal-with-many-relevant"
+
+
+@pytest.mark.slow
+def test_the_drawn_methods_claim_fails_on_an_interval_at_half_its_level():
+    claim = next(c for c in STUDY.claims if c.name == DRAWN_CLAIM)
+    grid = Grid({"design": ["srs"], "prevalence": [0.5], "f1": [0.7], "n": [200],
+                 "confidence_level": [0.95], "draws": [100]}, n_replicates=128,
+                methods=("bootstrap", "bootstrap-losci"))
+    good = evaluate_claims([claim], run([STUDY], grid=grid, rng=0, workers=1)[
+        "coverage_f1"])[0]
+    assert good.status != FAILS and good.compared == 2
+    broken = dataclasses.replace(STUDY, methods={
+        **STUDY.methods, **{m: _at_level(STUDY.methods[m], 0.5) for m in grid.methods}})
+    found = evaluate_claims([claim], run([broken], grid=grid, rng=0, workers=1)[
+        "coverage_f1"])[0]
+    assert found.status == FAILS
 
 
 def test_the_findings_read_their_numbers_from_the_run(both_designs):
