@@ -681,3 +681,12 @@ def test_an_identity_is_judged_exactly_on_monte_carlo_values():
     plain = dataclasses.replace(claim, identity=False)
     assert _verdict(plain, [0.0, -0.3], mcse=0.4, n_replicates=3,
                     measure="bias").status == INCONCLUSIVE
+
+
+def test_infinite_values_that_agree_with_their_reference_differ_by_nothing():
+    claim = Claim("same", "", ("m",), "bias", "within", 0.0, resolution=0.01, reference="r")
+    found = evaluate_claims([claim], _paired([math.inf, 0.5], [math.inf, 0.5], mcse=math.nan,
+                                             n_replicates=10, measure="bias"))[0]
+    assert found.status != FAILS and not found.failures.size
+    assert evaluate_claims([claim], _paired([math.inf], [0.5], measure="bias"))[0].status \
+        == FAILS

@@ -430,7 +430,11 @@ def _compared(value: NDArray[np.float64], reference: NDArray[np.float64], relati
     """A value against its reference's: the difference, or the ratio less 1 (0 where both
     are 0, infinite where only the reference is)."""
     if not relative:
-        return value - reference
+        # two infinite values that agree (an exact ratio of a 0 variance) differ by 0
+        with np.errstate(invalid="ignore"):
+            found_difference: NDArray[np.float64] = np.where(
+                np.isinf(value) & (value == reference), 0.0, value - reference)
+        return found_difference
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = value / reference - 1.0
     found: NDArray[np.float64] = np.where(value == reference, 0.0, ratio)
@@ -606,7 +610,7 @@ class _Judge:
                 mcse = np.where(other == 0, 0.0,
                                 (mcse + np.abs(value / other) * other_mcse) / np.abs(other))
         else:
-            mcse = mcse + other_mcse
+            mcse = np.where(np.isinf(value) & (value == other), 0.0, mcse + other_mcse)
         rows = rows.assign(value=_compared(value, other, self.claim.relative), mcse=mcse,
                            n_replicates=replicates)
         return pd.concat([rows, undefined], ignore_index=True) if len(undefined) else rows

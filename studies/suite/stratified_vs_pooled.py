@@ -1090,7 +1090,7 @@ def variance_ratio(numerator: str, denominator: str, params: Params) -> float:
 def _scipy_variance(size: int, relevant: int, sampled: int) -> float:
     """``Var[p^]`` of an SRS of ``sampled`` from ``size`` with ``relevant`` positives, from
     scipy.stats' hypergeometric law: written apart from `_srs_variance`, to check it."""
-    if sampled == 0:
+    if sampled == 0 or size <= 1:  # scipy's law of a single document divides 0 by 0
         return 0.0
     # scipy computes the law's higher moments beside its variance: 0/0 for tiny strata
     with np.errstate(divide="ignore", invalid="ignore"):
