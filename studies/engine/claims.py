@@ -247,7 +247,8 @@ class Claim:
         if self.resolution_unit and (self.measure in SHARES or self.mean_over
                                      or self.reference):
             raise ValueError(f"`resolution_unit` of claim {self.name!r} must be empty for a "
-                             f"share, a mean over parameters or a reference; got {self.resolution_unit!r}.")
+                             f"share, a mean over parameters or a reference; got "
+                             f"{self.resolution_unit!r}.")
         if resolution is None:
             raise ValueError(f"`resolution` of claim {self.name!r} must be given for measure "
                              f"{self.measure!r} (no default); got None.")

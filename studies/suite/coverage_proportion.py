@@ -684,7 +684,8 @@ _PEERS_OF_OURS = (("scipy:exact", "clopper-pearson", 0.0), ("scipy:wilson", "wil
                   ("scipy:wilsoncc", "wilson-cc", 0.0), ("statsmodels:normal", "wald", 0.0),
                   ("statsmodels:agresti_coull", "agresti-coull", 0.0),
                   ("statsmodels:beta", "clopper-pearson", 0.0),
-                  ("statsmodels:wilson", "wilson", 0.0), ("statsmodels:jeffreys", "jeffreys", 0.0065))
+                  ("statsmodels:wilson", "wilson", 0.0),
+                  ("statsmodels:jeffreys", "jeffreys", 0.0065))
 
 
 def _peer_claim(peer: str, ours: str, margin: float) -> Claim:

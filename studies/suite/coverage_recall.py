@@ -72,8 +72,8 @@ from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
 from studies.engine.findings import extreme
 from studies.engine.performance import Estimates
 
-__all__ = ["SRS_CELLS", "SRS_METHODS", "STRATIFIED_METHODS", "STUDY", "Population", "enumerate_outcomes",
-           "population"]
+__all__ = ["SRS_CELLS", "SRS_METHODS", "STRATIFIED_METHODS", "STUDY", "Population",
+           "enumerate_outcomes", "population"]
 
 IntArray = NDArray[np.int64]
 Array = NDArray[np.float64]
