@@ -246,6 +246,46 @@ def test_broken_methods_fail_the_matching_assertions():
     assert [v.status for v in evaluate_claims(claims, result)] == [FAILS, FAILS]
 
 
+def _wide_wald(data, params):
+    """The paper's interval with its SE widened by a fifth (a quantile for the wrong tail)."""
+    found = STUDY.methods["trec5"](data, params)
+    return Estimates(low=found.estimate - 1.2 * svp.Z95 * found.se,
+                     high=found.estimate + 1.2 * svp.Z95 * found.se)
+
+
+def _half_sample_ratio(data, params):
+    """`_srs_mse_ratio` of an SRS estimate that uses half the sample: twice the variance."""
+    found = svp._srs_mse_ratio(data, params)
+    true = svp.truth(params)
+    return Estimates(estimate=true + 2.0 * (found.estimate - true + 1.0) - 1.0)
+
+
+def _pool_one_short(data, params):
+    """`_pooled_plus_unjudged` of a pooled estimate that also drops one judged relevant
+    document."""
+    found = svp._pooled_plus_unjudged(data, params)
+    u_a, u_b = svp.UTILITY[int(params["run"])]
+    return Estimates(estimate=found.estimate - (u_a - u_b))
+
+
+def test_the_wald_srs_and_pooled_pins_hold_and_fail_when_broken():
+    names = ("wald-within-5-points-where-relevant-are-many",
+             "wald-is-the-papers-interval-cut-to-the-possible",
+             "srs-mse-is-the-design-variance", "pooled-loses-only-the-unjudged-relevant")
+    claims = [c for c in STUDY.claims if c.name in names]
+    # 9,000 replicates: the Wald claim's one cell detects 2 points of coverage (4,000 do not)
+    grid = dataclasses.replace(CELLS, n_replicates=9_000)
+    result = run([_only("trec5", "wald", "srs-mse-ratio", "pooled-plus-unjudged")], grid=grid,
+                 rng=12, workers=1)[NAME]
+    assert [v.status for v in evaluate_claims(claims, result)] == [HOLDS] * 4
+    broken = _only("trec5", wald=_wide_wald, **{"srs-mse-ratio": _half_sample_ratio,
+                                                 "pooled-plus-unjudged": _pool_one_short})
+    result = run([broken], grid=grid, rng=12, workers=1)[NAME]
+    assert [v.status for v in evaluate_claims(claims[1:], result)] == [FAILS] * 3
+    narrow = run([_only("trec5", wald=_narrow)], grid=grid, rng=12, workers=1)[NAME]
+    assert evaluate_claims(claims[:1], narrow)[0].status == FAILS
+
+
 # ------------------------------------------------------------ the simulated evaluation
 
 
