@@ -5,13 +5,15 @@ Each module here that binds a `Study` to ``STUDY`` is a study of that name, foun
 imported only when used; ``evalcert study new NAME`` writes a new one
 (`studies.cli.template`). The suite's studies:
 
-``coverage_proportion``, ``coverage_f1``, ``coverage_f1_exact``
-    coverage and width of the binomial and F1 confidence intervals;
+``coverage_proportion``, ``coverage_f1``, ``coverage_f1_exact``, ``coverage_recall``,
+``coverage_finite``
+    coverage and width of the binomial, F1, recall and finite-population intervals;
 ``bias_f1``, ``bias_sampling``, ``bias_sequential``, ``bias_error_rate``
     bias of estimators: plug-in F1, sampling estimators of utility, sequential testing,
     error-rate estimators;
-``power_calibration``, ``power_calibration_exact``
-    whether a certification test set sized by Algorithm 2 delivers its power;
+``power_calibration``, ``power_calibration_exact``, ``planning_stratified``
+    whether a certification test set sized by Algorithm 2, or planned exactly (by simple
+    random or stratified sampling), delivers its power;
 ``stopping_policies``
     when to stop training and certify under an annotation budget (``text_learner`` gives its
     real-learner runs);

@@ -72,7 +72,8 @@ Methods
     estimate's error, ``V`` its design variance from scipy.stats' hypergeometric law), so that
     its bias is the MSE over the design variance less 1; ``pooled-plus-unjudged`` adds back
     ``u_a - u_b`` for each of the set's relevant documents outside the pool, which gives ``u``
-    in every replicate when the pooled estimate loses exactly those. Helpers that carry one per-replicate indicator as ``reject``:
+    in every replicate when the pooled estimate loses exactly those. Helpers that carry one
+    per-replicate indicator as ``reject``:
     ``table2-below``, ``table2-inside-below``, ``table2-equal``, ``table2-inside-above``,
     ``table2-above`` (where the pooled estimate lies against the ``trec5`` interval: Table 2's
     rows) and ``table2-above-degenerate`` (above a zero-width interval). Paired helpers for
@@ -1382,8 +1383,8 @@ CLAIMS = (
     Claim("wald-within-5-points-where-relevant-are-many",
           "Where relevant documents are many (topics with at least 300, sets of 1000 or "
           "more), the stratified Wald interval covers at least 90% at 95% on average over the "
-          "cells (the quick grid: 91.6%; the full grid: 90.3%): short of nominal even there, as the paper's normal "
-          "interval is (section 9.3), but by no more than 5 points.",
+          "cells (the quick grid: 91.6%; the full grid: 90.3%): short of nominal even there, "
+          "as the paper's normal interval is (section 9.3), but by no more than 5 points.",
           ("wald",), "coverage", "at_least", target="confidence_level", margin=0.05,
           where=_MANY, mean_over=_EVERY_CELL, pins=("validity",)),
     Claim("wald-is-the-papers-interval-cut-to-the-possible",
