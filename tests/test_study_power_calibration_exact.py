@@ -403,3 +403,25 @@ def test_a_planner_declaring_reachable_targets_out_of_reach_fails_the_oracle_che
     # every sample it lost is counted wrong (and those it never reached by MAX_TEST_SIZE,
     # now declared beyond a limit they are not beyond)
     assert lost.any() and weights @ wrong.correct <= 1.0 - weights[lost].sum() + 1e-12
+
+
+def test_a_fault_in_certification_power_fails_its_agreement_claim(monkeypatch):
+    # certification_power asked for one document more than the plan (its size read off by
+    # one): the plans and the oracle do not move, the public power does, and the claim fails
+    import estimators._exact_power as machinery
+
+    from studies.engine import FAILS, HOLDS, evaluate_claims
+
+    (claim,) = [c for c in STUDY.claims if c.name == "certification-power-agrees-with-the-oracle"]
+    grid = Grid({"prevalence": [0.15], "f1": [0.85], "certified": ["accuracy"], "f": [0.9],
+                 "r": [200]}, n_replicates=2)
+
+    def verdict() -> str:
+        result = run([STUDY], grid=grid, rng=1, workers=1)["power_calibration_exact"]
+        return evaluate_claims([claim], result)[0].status
+
+    assert verdict() == HOLDS
+    right = machinery._sizes
+    monkeypatch.setattr(machinery, "_sizes", lambda size, req: (
+        right(size + 1, req) if req.design == "srs" else right(size, req)))
+    assert verdict() == FAILS

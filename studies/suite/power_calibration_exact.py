@@ -31,7 +31,9 @@ Methods
     The certification bound, used both to plan and to certify: ``clopper-pearson`` (accuracy,
     precision and recall: Clopper-Pearson on the measure's count; F1: ``jaccard-clopper-
     pearson``), whose coverage is guaranteed, and ``wilson`` (F1: ``jaccard-wilson``), near
-    nominal on average.
+    nominal on average. ``public-power``: the Clopper-Pearson plans' pass rate from
+    `estimators.certification_power` (the public function) instead of the oracle, so that a
+    claim checks that the two agree (it is left out of the summary).
 Performance measures
     ``tested`` (the share of samples planned from), ``conditional_rejection`` (the pass rate
     among them, against 0.93), ``rejection``, the planned size (median, quartiles, mean),
@@ -84,7 +86,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
-from estimators import certification_sample_size, f1_ci, proportion_ci
+from estimators import certification_power, certification_sample_size, f1_ci, proportion_ci
 from estimators._exact_power import _jeffreys, _problem
 from estimators._planning_request import _request
 from estimators._size_search import _beyond, _doubling, _limit
@@ -635,6 +637,25 @@ def _certified(method: str, data: Any, params: Params) -> Estimates:
                      correct=least)
 
 
+def _public_power(data: Any, params: Params) -> Estimates:
+    """The Clopper-Pearson plans' pass probability at the population from
+    `estimators.certification_power`, the public function, where ``clopper-pearson`` has it
+    from `oracle_power`: the claim below says they agree."""
+    measure = str(params["certified"])
+    interval = _interval("clopper-pearson", measure)
+    theta = threshold(params)
+    counts = data if not isinstance(data, tuple) else data[0]
+    size = _plans(counts, theta, measure, interval)
+    planned = np.flatnonzero(~np.isnan(size))
+    truth = tuple(float(c) for c in population(float(params["prevalence"]),
+                                                float(params["f1"])))
+    chance = {s: certification_power(measure, int(s), theta, truth=truth, interval=interval,
+                                     confidence_level=LEVEL) for s in np.unique(size[planned])}
+    passed = np.full(len(counts), math.nan)
+    passed[planned] = [chance[s] for s in size[planned]]
+    return Estimates(reject=passed, size=size)
+
+
 _NOMINAL = POWER
 CLAIMS = (
     Claim("accuracy-plans-deliver-their-power",
@@ -658,6 +679,12 @@ CLAIMS = (
           "small under-delivers.",
           METHODS, "correct_share", "at_least", target=1.0, resolution=0.01,
           pins=("validity", "efficiency")),
+    Claim("certification-power-agrees-with-the-oracle",
+          "estimators.certification_power gives the Clopper-Pearson plans the pass rate the "
+          "oracle computes, to 1e-9, in every cell: the public power function is the "
+          "measurement written apart.",
+          ("public-power",), "conditional_rejection", "within", target=0.0, margin=1e-9,
+          reference="clopper-pearson", resolution=1e-6),
 )
 
 
@@ -671,6 +698,8 @@ def summary_table(result: Any) -> list[dict[str, Any]]:
     rows = []
     for cell in result.expanded().cells:
         for method, perf in cell.performance.items():
+            if method == "public-power":  # the Clopper-Pearson rows again, by another route
+                continue
             found = {name: perf.measures[name].value for name in
                      ("tested", "conditional_rejection", "median_size")
                      if name in perf.measures}
@@ -784,7 +813,8 @@ STUDY = Study(
     },
     truth=threshold,
     generate=generate,
-    methods={method: functools.partial(_certified, method) for method in METHODS},
+    methods={**{method: functools.partial(_certified, method) for method in METHODS},
+             "public-power": _public_power},
     measures=("bias", "tested", "rejection", "conditional_rejection", "mean_size",
               "median_size", "lower_quartile_size", "upper_quartile_size", "correct_share"),
     enumerate_outcomes=enumerate_outcomes,
