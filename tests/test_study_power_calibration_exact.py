@@ -409,7 +409,6 @@ def test_a_fault_in_certification_power_fails_its_agreement_claim(monkeypatch):
     # certification_power asked for one document more than the plan (its size read off by
     # one): the plans and the oracle do not move, the public power does, and the claim fails
     import estimators._exact_power as machinery
-
     from studies.engine import FAILS, HOLDS, evaluate_claims
 
     (claim,) = [c for c in STUDY.claims if c.name == "certification-power-agrees-with-the-oracle"]
