@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import studies.engine.runner
+import studies.engine.store
 from studies.cli.main import main
 from studies.engine import results_from_store, run, run_state
 from studies.engine.replicates import cell_estimates
@@ -385,3 +386,47 @@ def test_the_lock_of_a_killed_run_is_released_at_once(tmp_path):
         holder.stdout.close()
     run([MEAN], rng=1, workers=1, out=out)
     assert run_state(out).complete
+
+
+def test_a_finished_run_leaves_its_store_whole_in_one_file(clean, tmp_path):
+    # no write-ahead log, shared-memory index or lock left beside run.sqlite
+    assert sorted(p.name for p in clean.iterdir() if p.name.startswith(DB_NAME)) == [DB_NAME]
+    with sqlite3.connect(f"file:{clean / DB_NAME}?mode=ro", uri=True) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    db.close()
+    # run.sqlite copied alone, as an auditor receiving it would: the whole run reads back
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(clean / DB_NAME, alone / DB_NAME)
+    assert run_state(alone).describe() == "complete"
+    copied = results_from_store(alone)
+    original = results_from_store(clean)
+    for name in STUDIES:
+        assert copied[name].to_frame().equals(original[name].to_frame())
+    # the engine's run alone settles its store too; a resumed run writes in WAL mode again
+    out = tmp_path / "engine"
+    run([MEAN], rng=1, workers=1, out=out)
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(DB_NAME)) == [DB_NAME]
+    assert main(["study", "run", "mean_bias", "--resume", "--workers", "1", "--seed", "1",
+                 "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(DB_NAME)) == [DB_NAME]
+
+
+def test_a_released_lock_removes_its_file_and_a_stale_opener_takes_it_again(tmp_path,
+                                                                          monkeypatch):
+    first = lock_run(tmp_path)
+    stale = os.open(tmp_path / "run.sqlite.lock", os.O_RDWR)  # opened as the first run ended
+    first.release()
+    assert not (tmp_path / "run.sqlite.lock").exists()
+    real_open, opened = os.open, []
+
+    def opening(path, flags, mode=0o777):  # the next lock_run gets the stale file first
+        opened.append(path)
+        return stale if len(opened) == 1 else real_open(path, flags, mode)
+
+    monkeypatch.setattr(studies.engine.store.os, "open", opening)
+    with lock_run(tmp_path) as second:
+        assert len(opened) == 2  # the removed file was given up, the directory's own taken
+        assert os.fstat(second._descriptor).st_ino == os.stat(
+            tmp_path / "run.sqlite.lock").st_ino
+    assert not (tmp_path / "run.sqlite.lock").exists()

@@ -34,7 +34,7 @@ from studies.engine.results import (
 from studies.engine.store import RunStore, damaged, existing_store, read_only
 
 __all__ = ["RunState", "StoredArrays", "StoredRun", "decoded_row", "group_results", "read_run",
-           "read_store", "results_from_store", "run_state"]
+           "read_store", "release_held_connections", "results_from_store", "run_state"]
 
 T = TypeVar("T")
 
@@ -241,19 +241,40 @@ def _connection(path: Path, file: tuple[Path, int, int]) -> sqlite3.Connection:
     no snapshot, so each read sees the store as it is.
     """
     held = getattr(_held, "connection", None)
-    if held is not None and held[0] == file:
+    current = held is not None and held[2] == _released[0]
+    if current and held[0] == file:
         return held[1]
-    if held is not None:
-        held[1].close()
-    db = read_only(path)
-    _held.connection = (file, db)
+    db = read_only(path, check_same_thread=False)
+    with _open_lock:
+        if current:
+            _open.remove(held[1])
+            held[1].close()
+        _open.append(db)
+        _held.connection = (file, db, _released[0])
     return db
+
+
+def release_held_connections() -> None:
+    """Close the connection every thread of this process keeps for its next read, so that a
+    run's store can be settled (`studies.engine.store.settle_store`); a later read opens a
+    new one. Call it when no read is under way."""
+    with _open_lock:
+        _released[0] += 1
+        connections = list(_open)
+        _open.clear()
+    for db in connections:
+        db.close()
 
 
 # the rows of the group read last: (file, study, key) -> (method, measure) -> values
 _last_rows: dict[tuple[tuple[Path, int, int], str, str],
                  dict[tuple[str, str], NDArray[np.float64]]] = {}
 _held = threading.local()
+# every thread's held connection, and how many times they were released (a thread's held
+# connection from before the last release is closed)
+_open: list[sqlite3.Connection] = []
+_open_lock = threading.Lock()
+_released = [0]
 
 
 def decoded_row(decode: Callable[[Mapping[str, Any]], T], row: Mapping[str, Any], table: str,

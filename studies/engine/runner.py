@@ -32,9 +32,9 @@ from studies.engine.execution import connect_dask, execute
 from studies.engine.loading import load_study
 from studies.engine.planning import PATHS, plan, task_cells
 from studies.engine.provenance import provenance
-from studies.engine.reading import group_results, read_store
+from studies.engine.reading import group_results, read_store, release_held_connections
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult, now
-from studies.engine.store import RunStore, open_store
+from studies.engine.store import RunStore, open_store, settle_store
 from studies.engine.tasks import Finished, resolve_methods
 
 __all__ = ["run"]
@@ -275,6 +275,10 @@ def run(
                     collected = read_store(store)
             finally:
                 store.close()
+                # run.sqlite alone holds the run from here (unless a reader elsewhere still
+                # has it open: then whoever runs this last settles it)
+                release_held_connections()
+                settle_store(store.directory)
     if len(read_back) == len(resolved):  # each study already read back for `on_study`
         return RunResults(((s.name, read_back[s.name]) for s in resolved), directory=out)
     return group_results(collected, resolved,

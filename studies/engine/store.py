@@ -11,7 +11,11 @@ shared parameter values, the other axes, and every cell's measures as packed arr
 Only the coordinating process writes, holding an exclusive advisory lock (``flock``) on
 ``run.sqlite.lock`` beside the store for the whole run (`lock_run`); the lock file records its
 pid. A second writer is refused at once, and a killed run's lock goes with its process, so the
-run can be resumed straight away. Readers (`existing_store`) take no lock. A store that recorded
+run can be resumed straight away; a run that ends removes the lock file. Readers
+(`existing_store`) take no lock. When a run and its report are done (or stopped),
+`settle_store` copies the write-ahead log into ``run.sqlite`` and leaves the store in SQLite's
+rollback-journal mode, so that the file alone is the whole run (a copy of the directory without
+its ``-wal`` file loses nothing) and readers leave no log behind. A store that recorded
 no finished cell (a run that failed or was stopped before its first cell) is replaced by the
 next run on its directory, whatever that run's studies and methods. Every store is checked
 (``PRAGMA quick_check``) when opened; a damaged one, unreadable metadata or an undecodable row is
@@ -37,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["DB_NAME", "LOCK_NAME", "Metadata", "RunLock", "RunStore", "damaged",
-           "decode_metadata", "existing_store", "lock_run", "open_store", "read_only"]
+           "decode_metadata", "existing_store", "lock_run", "open_store", "read_only",
+           "settle_store"]
 
 DB_NAME = "run.sqlite"
 LOCK_NAME = "run.sqlite.lock"
@@ -154,8 +159,13 @@ class RunLock:
         self.path = path
 
     def release(self) -> None:
-        """Release the lock (closing the file releases ``flock``); a second call does nothing."""
+        """Remove the lock file and release the lock (closing the file releases ``flock``); a
+        second call does nothing. The file goes while the lock is held: a process that opened
+        it just before finds, once it holds the lock, that it no longer names the lock file
+        (`lock_run`)."""
         if self._descriptor is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
             os.close(self._descriptor)
             self._descriptor = None
 
@@ -198,6 +208,13 @@ def lock_run(directory: str | os.PathLike[str], *, name: str = "out") -> RunLock
         os.close(descriptor)
         raise ValueError(f"`{name}` {directory} cannot be locked for writing: "
                          f"{error.strerror or error}.") from None
+    try:
+        current = os.stat(path).st_ino
+    except FileNotFoundError:
+        current = -1
+    if current != os.fstat(descriptor).st_ino:  # its holder ended and removed it meanwhile
+        os.close(descriptor)
+        return lock_run(directory, name=name)
     os.ftruncate(descriptor, 0)
     os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
     return RunLock(descriptor, path)
@@ -364,9 +381,37 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def read_only(path: Path) -> sqlite3.Connection:
-    """A read-only connection to the database ``path`` (any characters in its name)."""
-    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+def settle_store(directory: str | os.PathLike[str]) -> bool:
+    """Copy the store's write-ahead log into ``run.sqlite`` and switch it to rollback-journal
+    mode (its ``-wal`` and ``-shm`` files go), so that the database file alone holds the run.
+
+    Call it once the run's writer and readers are closed: while another connection still has
+    the store open the log is copied as far as it can be and kept. Returns whether the store
+    was settled (False also for a directory without a store). A resumed run switches the store
+    back to WAL mode (`open_store`).
+    """
+    path = Path(directory) / DB_NAME
+    if not path.is_file():
+        return False
+    try:  # no waiting: a store still being read is left as it is, at once
+        db = sqlite3.connect(path, timeout=0.0)
+    except sqlite3.Error:
+        return False
+    try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        mode = db.execute("PRAGMA journal_mode=DELETE").fetchone()
+        return bool(mode) and str(mode[0]).lower() == "delete"
+    except sqlite3.Error:
+        return False
+    finally:
+        db.close()
+
+
+def read_only(path: Path, *, check_same_thread: bool = True) -> sqlite3.Connection:
+    """A read-only connection to the database ``path`` (any characters in its name);
+    ``check_same_thread=False``: one that another thread may close."""
+    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True,
+                           check_same_thread=check_same_thread)
 
 
 def _checked(directory: Path, name: str) -> tuple[sqlite3.Connection, set[str]]:

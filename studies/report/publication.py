@@ -71,7 +71,13 @@ from studies.engine import (
     run,
 )
 from studies.engine.execution import process_pool
-from studies.engine.reading import StoredArrays, StoredRun, read_run
+from studies.engine.reading import (
+    StoredArrays,
+    StoredRun,
+    read_run,
+    release_held_connections,
+)
+from studies.engine.store import settle_store
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
 from studies.report.figures import SUMMARY_KINDS, method_colours
@@ -514,3 +520,7 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
                        None, (), side)
     finally:
         side.close()
+        # the side processes read the store while the run wrote it: with them gone it can be
+        # settled into run.sqlite alone
+        release_held_connections()
+        settle_store(target)

@@ -33,10 +33,10 @@ Methods
     it reaches 0.93), ``least`` (how much larger the plan is than the least total some split
     reaches 0.93 with, by `least_total`: every split of every total from `WINDOW` = 10% fewer
     documents up; estimate ``0.93 +`` that excess, and whether it is at most `EXCESS` = 4%),
-    ``public-assurance`` (`estimators.certification_power`
-    at the plan) and ``population`` (the plan's total size, and the exact chance that its test
-    passes at the population itself). ``srs`` is the size of the simple random test set the
-    planner reports for the same sample (`CertificationPlan.srs_test_size`), for comparison.
+    ``public-assurance`` (`estimators.certification_power` at the plan) and
+    ``stratified-plan`` (the plan's total size, and the exact chance that its test passes at
+    the population itself). ``srs-plan`` is the size of the simple random test set the planner
+    reports for the same sample (`CertificationPlan.srs_test_size`), for comparison.
     **The oracle** (`oracle_power`) is written here from scipy.stats alone: the segment counts
     are beta-binomial over the posterior (``X1 ~ BetaBinomial(n1, tp + 1/2, fp + 1/2)``, ``X0 ~
     BetaBinomial(n0, fn + 1/2, tn + 1/2)``) or binomial at the population; each segment's
@@ -50,7 +50,7 @@ Performance measures
     ``correct_share`` (the probability-weighted share of samples whose plan the oracle
     confirms: reaching the assurance for ``assured``, the least for ``least``), ``bias`` (the
     assurance less 0.93; for ``least``, the plan's excess over the least), ``rejection``
-    (``population``: the pass probability at the population), the planned sizes
+    (``stratified-plan``: the pass probability at the population), the planned sizes
     (``mean_size``, ``median_size``). All exact (MCSE 0).
 
 References
@@ -245,7 +245,7 @@ def _read(kind: str, data: IntArray, params: Params) -> Estimates:
     rows = [tuple(int(c) for c in row) for row in np.asarray(data)]
     plans = [plan(row, measure, theta, segments) for row in rows]  # type: ignore[arg-type]
     size = np.array([p.test_size if p.reachable else math.nan for p in plans], dtype=float)
-    if kind == "srs":
+    if kind == "srs-plan":
         return Estimates(size=np.array([math.nan if p.srs_test_size is None
                                         else p.srs_test_size for p in plans], dtype=float))
     reached = [p for p in plans if p.reachable]
@@ -258,7 +258,7 @@ def _read(kind: str, data: IntArray, params: Params) -> Estimates:
             certification_power(measure, allocation, theta, confusion=row, design="stratified",
                                 segment_sizes=segments, confidence_level=LEVEL)
             for row, allocation in zip(rows, allocations, strict=True)]))
-    if kind == "population":
+    if kind == "stratified-plan":
         laws = _population_laws(params)
         return Estimates(size=size, reject=np.array([
             oracle_power(measure, n1, n0, theta, share, *laws) for n1, n0 in allocations]))
@@ -276,7 +276,8 @@ def _read(kind: str, data: IntArray, params: Params) -> Estimates:
 
 
 METHODS = {kind: functools.partial(_read, kind)
-           for kind in ("assured", "least", "public-assurance", "population", "srs")}
+           for kind in ("assured", "least", "public-assurance", "stratified-plan",
+                         "srs-plan")}
 
 CLAIMS = (
     Claim("plans-reach-their-assurance",
@@ -304,16 +305,20 @@ FIGURES = (
     Figure("measure_by",
            "The stratified plan's total size (mean over the most likely labelled samples) "
            "against theta as a fraction of F, a panel per measure, beside the simple random "
-           "test set the planner reports for the same samples.",
+           "test set the planner reports for the same samples (prevalence 0.3).",
+           where="prevalence == 0.3",
            options={"measure": "mean_size", "x": "f", "panel_by": "certified",
-                    "methods": ("population", "srs")}),
+                    "methods": ("stratified-plan", "srs-plan")}),
     Figure("measure_by",
            "The exact chance that a stratified plan's test passes at the population the "
            "sample came from (mean over the most likely samples) against theta as a fraction "
-           "of F, a panel per measure; the dashed line is the assurance promised over the "
-           "posterior, 0.93.",
+           "of F, a panel per measure, a line per prevalence; the dashed line is the "
+           "assurance promised over the posterior, 0.93.",
            options={"measure": "rejection", "x": "f", "panel_by": "certified",
-                    "methods": ("population",), "reference": POWER}),
+                    "hue": "prevalence", "methods": ("stratified-plan",), "reference": POWER,
+                    "title": "planning_stratified: chance of passing at the population "
+                             "against f, a panel per certified measure, a line per "
+                             "prevalence"}),
 )
 
 
@@ -324,12 +329,12 @@ def findings(result: Any, summary: Sequence[Mapping[str, Any]]) -> list[str]:
     sizes = frame[frame["measure"] == "mean_size"].pivot_table(
         index=[c for c in ("prevalence", "f1", "f", "r") if c in frame] + ["certified"],
         columns="method", values="value")
-    if {"population", "srs"} <= set(sizes.columns) and len(sizes):
-        ratio = sizes["population"] / sizes["srs"]
+    if {"stratified-plan", "srs-plan"} <= set(sizes.columns) and len(sizes):
+        ratio = sizes["stratified-plan"] / sizes["srs-plan"]
         found.append(f"Stratified plans are {ratio.min():.2f}-{ratio.max():.2f} times the size "
                      f"of the simple random test set for the same samples over the "
                      f"{len(ratio)} cells (mean over the most likely samples).")
-    passing = frame[(frame["measure"] == "rejection") & (frame["method"] == "population")]
+    passing = frame[(frame["measure"] == "rejection") & (frame["method"] == "stratified-plan")]
     if len(passing):
         worst = passing.loc[passing["value"].idxmin()]
         found.append(f"At the population itself the plans pass {passing['value'].min():.3f}-"
