@@ -168,7 +168,7 @@ def plan_sizes(
     target: float,
     *,
     seeds: Any,
-    interval: str = "delta",
+    interval: str = "jaccard-clopper-pearson",
     posterior: str = "known-share",
     confidence_level: float = 0.95,
     power: float = 0.93,
@@ -201,7 +201,9 @@ def plan_sizes(
         Each row's planner seed, a non-negative integer (the ``rng`` of its
         `certification_sample_size` call).
     interval : str
-        The certification LOSCI, one of `LOSCI_METHODS` (default ``"delta"``, the paper's).
+        The certification LOSCI, one of `LOSCI_METHODS` (default
+        ``"jaccard-clopper-pearson"``, whose coverage is guaranteed; ``"delta"`` is the
+        paper's).
     posterior : {"known-share", "dirichlet"}
         The posterior over population confusion matrices (:func:`confusion_posterior`; the
         known share is the sample's).

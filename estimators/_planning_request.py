@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from estimators import _validation as check
+from estimators._defaults import default_method
 from estimators.power import LOSCI_METHODS, POSTERIORS
 from estimators.proportion import PROPORTION_METHODS
 
@@ -73,12 +74,13 @@ class _Request:
 
 
 def _interval_choices(measure: str, design: str, finite: bool) -> tuple[tuple[str, ...], str]:
-    """The certification bounds allowed for a measure and design, and the default one."""
+    """The certification bounds allowed for a measure and design, and the default one: the
+    one whose coverage is guaranteed (`estimators._defaults`)."""
     if design == "stratified" and measure in ("recall", "f1"):
         allowed = _FINITE_SEGMENT_METHODS if finite else _SEGMENT_METHODS
         return allowed, allowed[0]
     if measure == "f1":
-        return LOSCI_METHODS, "delta"
+        return LOSCI_METHODS, default_method("f1")
     if finite:
         return ("hypergeometric", *PROPORTION_METHODS), "hypergeometric"
     return PROPORTION_METHODS, "clopper-pearson"

@@ -158,7 +158,7 @@ class CertificationPlan:
     limit: float
     point_f1: float
     test_size_interval: Interval
-    interval: str = "delta"
+    interval: str = "jaccard-clopper-pearson"
     posterior: str = "known-share"
     measure: str = "f1"
     design: str = "srs"

@@ -93,8 +93,9 @@ def certification_sample_size(
         The one-sided bound the test uses. Accuracy, precision, recall and elusion under
         ``design="srs"``: an `estimators.proportion_ci` method on the measure's count
         (default ``"clopper-pearson"``; ``"hypergeometric"``, the default for a finite
-        population). F1 under ``design="srs"``: one of `LOSCI_METHODS` (default ``"delta"``,
-        the paper's). Recall and F1 under ``design="stratified"``:
+        population). F1 under ``design="srs"``: one of `LOSCI_METHODS` (default
+        ``"jaccard-clopper-pearson"``, whose coverage is guaranteed; ``"delta"`` is the
+        paper's). Recall and F1 under ``design="stratified"``:
         ``"segments-clopper-pearson"`` (default; ``"segments-hypergeometric"`` for a finite
         population), Bonferroni-combined exact segment bounds whose coverage is guaranteed,
         or ``"delta"``.

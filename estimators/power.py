@@ -619,7 +619,7 @@ def theta_star(
     power: float = 0.93,
     draws: int = 1000,
     rng: Any = None,
-    interval: str = "delta",
+    interval: str = "jaccard-clopper-pearson",
     retrieved_share: float | None = None,
     posterior: str = "known-share",
 ) -> float:
@@ -646,10 +646,10 @@ def theta_star(
         Randomness.
     interval : str
         The :func:`estimators.f1_ci` method of the certification LOSCI, one of
-        `LOSCI_METHODS` (the deterministic methods of simple random sampling): ``"delta"``,
-        the paper's choice (section 4.1, which under-covers with few relevant documents), or
+        `LOSCI_METHODS` (the deterministic methods of simple random sampling): by default
         ``"jaccard-clopper-pearson"``, whose coverage is at least nominal at every size (see
-        :func:`estimators.f1_ci`), among others. The test set is certified with the same
+        :func:`estimators.f1_ci`); ``"delta"`` is the paper's choice (section 4.1), which
+        under-covers with few relevant documents. The test set is certified with the same
         interval.
     retrieved_share : float, optional
         Known population share retrieved; default the sample's (``posterior="known-share"``).

@@ -79,6 +79,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from estimators import _validation as check
+from estimators._defaults import default_method
 from estimators._hypergeometric import hypergeometric_bounds
 from estimators._numeric import upper_normal_quantile
 from estimators.interval import Bound, Interval
@@ -440,7 +441,7 @@ def proportion_ci(
     successes: Any,
     trials: Any,
     *,
-    method: str = "wilson",
+    method: str | None = None,
     confidence_level: float = 0.95,
     alternative: str = "two-sided",
     population_size: Any = None,
@@ -454,12 +455,14 @@ def proportion_ci(
     trials : int or array_like of int
         Number of trials ``n``; broadcast against ``successes``. Where ``n = 0`` the interval
         is undefined (nan bounds).
-    method : {"wilson", "wald", "wilson-cc", "agresti-coull", "clopper-pearson", \
-"jeffreys", "mid-p", "hypergeometric"}
+    method : {"clopper-pearson", "wilson", "wald", "wilson-cc", "agresti-coull", \
+"jeffreys", "mid-p", "hypergeometric"}, optional
         Interval method; see the module docstring for each one's reference and its
         conventions at ``x = 0`` and ``x = n``. ``"hypergeometric"``: the exact interval for
         a sample drawn without replacement from ``population_size`` items
-        (`FINITE_PROPORTION_METHODS`).
+        (`FINITE_PROPORTION_METHODS`). Default: the one whose coverage is guaranteed,
+        ``"clopper-pearson"`` (``"hypergeometric"`` with ``population_size``); see
+        `estimators._defaults` for the rule every function follows.
     confidence_level : float
         Nominal coverage, strictly between 0 and 1.
     alternative : {"two-sided", "greater", "less"}
@@ -538,6 +541,8 @@ alternative='two-sided')
     >>> round(proportion_ci(4, 10, method="clopper-pearson", alternative="greater").low, 4)
     0.1500
     """
+    if method is None:
+        method = default_method("proportion", finite=population_size is not None)
     method = check.choice(method, "method", (*PROPORTION_METHODS, *FINITE_PROPORTION_METHODS))
     alternative = check.alternative(alternative)
     level = check.open_unit(confidence_level, "confidence_level")
@@ -626,9 +631,10 @@ class ProportionEstimate:
         self,
         confidence_level: float = 0.95,
         *,
-        method: str = "wilson",
+        method: str | None = None,
         alternative: str = "two-sided",
     ) -> Interval:
-        """Interval from :func:`proportion_ci`; nan bounds where ``trials == 0``."""
+        """Interval from :func:`proportion_ci` (the same default method); nan bounds where
+        ``trials == 0``."""
         return proportion_ci(self.successes, self.trials, method=method,
                              confidence_level=confidence_level, alternative=alternative)

@@ -64,6 +64,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from estimators import _validation as check
+from estimators._defaults import default_method
 from estimators._numeric import ratio, upper_normal_quantile
 from estimators.fmeasure import _population_sizes, _segment_bounds, _segment_level
 from estimators.interval import Bound, Interval
@@ -246,7 +247,7 @@ def recall_ci(
     fn: Any,
     tn: Any,
     *,
-    method: str = "clopper-pearson",
+    method: str | None = None,
     confidence_level: float = 0.95,
     alternative: str = "two-sided",
     design: str = "srs",
@@ -259,12 +260,14 @@ def recall_ci(
     ----------
     tp, fp, fn, tn : int or array_like of int
         Test-sample counts; broadcast together (arrays in, arrays out).
-    method : str
+    method : str, optional
         One of ``RECALL_METHODS_BY_DESIGN[design]``. ``design="srs"``: a
-        `estimators.proportion_ci` method (``"clopper-pearson"``, the default, ``"wilson"``,
-        ...), applied to ``(tp, tp + fn)``. ``design="stratified"``:
-        ``"segments-clopper-pearson"``, ``"segments-hypergeometric"`` or ``"delta"`` (module
-        docstring).
+        `estimators.proportion_ci` method (``"clopper-pearson"``, ``"wilson"``, ...), applied
+        to ``(tp, tp + fn)``. ``design="stratified"``: ``"segments-clopper-pearson"``,
+        ``"segments-hypergeometric"`` or ``"delta"`` (module docstring). Default: the design's
+        method whose coverage is guaranteed, ``"clopper-pearson"`` under ``"srs"``,
+        ``"segments-clopper-pearson"`` stratified (``"segments-hypergeometric"`` with
+        ``finite_population=True``); see `estimators._defaults`.
     confidence_level : float
         Strictly between 0 and 1.
     alternative : {"two-sided", "greater", "less"}
@@ -355,10 +358,12 @@ def recall_ci(
     ...                 population_sizes=(80, 840), alternative="greater").low, 4)
     0.4133
     """
+    design = check.choice(design, "design", RECALL_DESIGNS)
+    if method is None:
+        method = default_method("recall", design, finite=finite_population is True)
     method = check.choice(method, "method", RECALL_METHODS)
     alternative = check.alternative(alternative)
     level = check.open_unit(confidence_level, "confidence_level")
-    design = check.choice(design, "design", RECALL_DESIGNS)
     if not isinstance(finite_population, bool | np.bool_):
         raise TypeError("`finite_population` must be True or False; got "
                         f"{check.show(finite_population)}.")

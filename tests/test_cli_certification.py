@@ -66,7 +66,15 @@ def test_sample_size_json_matches_the_api(capsys):
     plan = certification_sample_size((60, 20, 25, 395), 0.6, rng=11)
     assert (summary["test_size"], summary["draws"], summary["seed"]) == (
         plan.test_size, plan.draws, 11)
-    assert summary["interval"] == "delta" and summary["relative_precision_reached"] is None
+    # the default bound is the one whose coverage is guaranteed, and the text says so
+    assert summary["interval"] == "jaccard-clopper-pearson"
+    assert summary["relative_precision_reached"] is None
+    assert main(["sample-size", *COUNTS, "--target", "0.6", "--seed", "11"]) == 0
+    assert ("interval: jaccard-clopper-pearson, the default: its coverage is guaranteed"
+            in capsys.readouterr().out)
+    assert main(["sample-size", *COUNTS, "--target", "0.6", "--seed", "11",
+                 "--interval", "delta"]) == 0
+    assert "the default" not in capsys.readouterr().out
     assert main(["sample-size", *COUNTS, "--target", "0.6", "--seed", "11", "--json",
                  "--interval", "logit-delta"]) == 0
     logit = certification_sample_size((60, 20, 25, 395), 0.6, rng=11, interval="logit-delta")

@@ -433,8 +433,8 @@ def test_undefined_entry_does_not_spread(method):
 
 def test_degenerate_estimates_follow_the_documented_rule():
     # Module docstring: zero-width delta interval at F1 = 0 or 1, nan logit interval.
-    assert tuple(f1_ci(0, 3, 4, 10)) == (0.0, 0.0)
-    assert tuple(f1_ci(5, 0, 0, 10)) == (1.0, 1.0)
+    assert tuple(f1_ci(0, 3, 4, 10, method="delta")) == (0.0, 0.0)
+    assert tuple(f1_ci(5, 0, 0, 10, method="delta")) == (1.0, 1.0)
     for counts in [(0, 3, 4, 10), (5, 0, 0, 10)]:
         low, high = f1_ci(*counts, method="logit-delta")
         assert math.isnan(low) and math.isnan(high)

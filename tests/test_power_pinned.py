@@ -169,7 +169,7 @@ def test_root_seed_of_an_int_is_the_seed_sequence_of_that_int():
 ])
 def test_theta_star_is_the_rank_th_smallest_simulated_bound(draws, power, size):
     value = theta_star(CONFUSION, size, confidence_level=LEVEL, power=float(power),
-                       draws=draws, rng=SEED)
+                       draws=draws, rng=SEED, interval="delta")
     curve = rebuilt_curve(np.random.SeedSequence(SEED), draws, power)
     bounds = np.sort(curve.lower_bounds(size))
     rank = exact_rank(draws, power)
@@ -214,7 +214,8 @@ class Simulated:
     def __init__(self, target, power, draws, seed):
         self.target = target
         self.plan = certification_sample_size(CONFUSION, target, confidence_level=LEVEL,
-                                              power=float(power), draws=draws, rng=seed)
+                                              power=float(power), draws=draws, rng=seed,
+                                              interval="delta")
         first_batch = np.random.SeedSequence(seed).spawn(1)[0]
         self.curve = rebuilt_curve(first_batch, draws, power)
         self._sorted = {}
@@ -294,16 +295,16 @@ def test_plan_interval_ends_are_the_first_sizes_of_the_bracketing_order_statisti
 
 # (name, confusion, target, keyword arguments of certification_sample_size)
 PLAN_CASES = [
-    ("delta-1000-seed1", CONFUSION, 0.6, dict(draws=1000, rng=1)),
-    ("delta-1000-seed2", CONFUSION, 0.6, dict(draws=1000, rng=2)),
-    ("delta-1000-seed3-t064", CONFUSION, 0.64, dict(draws=1000, rng=3)),
-    ("delta-10000-seed4", CONFUSION, 0.6, dict(draws=10000, rng=4)),
+    ("delta-1000-seed1", CONFUSION, 0.6, dict(draws=1000, rng=1, interval="delta")),
+    ("delta-1000-seed2", CONFUSION, 0.6, dict(draws=1000, rng=2, interval="delta")),
+    ("delta-1000-seed3-t064", CONFUSION, 0.64, dict(draws=1000, rng=3, interval="delta")),
+    ("delta-10000-seed4", CONFUSION, 0.6, dict(draws=10000, rng=4, interval="delta")),
     ("jcp-1000-seed5", CONFUSION, 0.6, dict(draws=1000, rng=5,
                                             interval="jaccard-clopper-pearson")),
     ("jcp-10000-seed6", CONFUSION, 0.6, dict(draws=10000, rng=6,
                                              interval="jaccard-clopper-pearson")),
     ("delta-dirichlet-seed7", CONFUSION, 0.6,
-     dict(draws=1000, rng=7, posterior="dirichlet", method="monte-carlo")),
+     dict(draws=1000, rng=7, posterior="dirichlet", method="monte-carlo", interval="delta")),
     ("jcp-dirichlet-seed8", CONFUSION, 0.58,
      dict(draws=1000, rng=8, posterior="dirichlet", method="monte-carlo",
           interval="jaccard-clopper-pearson")),
@@ -313,25 +314,28 @@ PLAN_CASES = [
      dict(draws=1000, rng=10, interval="jaccard-wilson")),
     ("logit-delta-common-seed11", (400, 60, 80, 460), 0.8,
      dict(draws=1000, rng=11, interval="logit-delta")),
-    ("tolerance-seed12", CONFUSION, 0.6, dict(draws=1000, rng=12, tolerance=0.005)),
+    ("tolerance-seed12", CONFUSION, 0.6,
+     dict(draws=1000, rng=12, tolerance=0.005, interval="delta")),
     ("relative-precision-seed13", CONFUSION, 0.6,
-     dict(draws=1000, rng=13, relative_precision=0.1, max_draws=8000)),
-    ("above-limit-seed14", CONFUSION, 0.68, dict(draws=1000, rng=14)),
-    ("max-test-size-seed15", CONFUSION, 0.66, dict(draws=1000, rng=15, max_test_size=500)),
-    ("above-observed", CONFUSION, 0.75, dict(draws=1000, rng=16)),
-    ("power099-draws100-seed17", CONFUSION, 0.55, dict(draws=100, rng=17, power=0.99)),
-    ("power08-seed18", CONFUSION, 0.62, dict(draws=1000, rng=18, power=0.8)),
+     dict(draws=1000, rng=13, relative_precision=0.1, max_draws=8000, interval="delta")),
+    ("above-limit-seed14", CONFUSION, 0.68, dict(draws=1000, rng=14, interval="delta")),
+    ("max-test-size-seed15", CONFUSION, 0.66,
+     dict(draws=1000, rng=15, max_test_size=500, interval="delta")),
+    ("above-observed", CONFUSION, 0.75, dict(draws=1000, rng=16, interval="delta")),
+    ("power099-draws100-seed17", CONFUSION, 0.55,
+     dict(draws=100, rng=17, power=0.99, interval="delta")),
+    ("power08-seed18", CONFUSION, 0.62, dict(draws=1000, rng=18, power=0.8, interval="delta")),
     ("share-level-seed19", CONFUSION, 0.6,
-     dict(draws=1000, rng=19, retrieved_share=0.2, confidence_level=0.9)),
-    ("small-matrix-seed20", (5, 2, 3, 40), 0.4, dict(draws=1000, rng=20)),
+     dict(draws=1000, rng=19, retrieved_share=0.2, confidence_level=0.9, interval="delta")),
+    ("small-matrix-seed20", (5, 2, 3, 40), 0.4, dict(draws=1000, rng=20, interval="delta")),
     ("jcp-tolerance-seed21", (30, 10, 8, 952), 0.6,
      dict(draws=1000, rng=21, interval="jaccard-clopper-pearson", tolerance=0.01)),
 ]
 # (confusion, test size, keyword arguments of theta_star)
 THETA_CASES = [
-    (CONFUSION, 1, dict(rng=1)),
-    (CONFUSION, 37, dict(rng=1)),
-    (CONFUSION, 2000, dict(rng=2)),
+    (CONFUSION, 1, dict(rng=1, interval="delta")),
+    (CONFUSION, 37, dict(rng=1, interval="delta")),
+    (CONFUSION, 2000, dict(rng=2, interval="delta")),
     (CONFUSION, 2000, dict(rng=2, interval="jaccard-clopper-pearson")),
     (CONFUSION, 2000, dict(rng=2, interval="jaccard-mid-p", posterior="dirichlet")),
     ((30, 10, 8, 952), 5000, dict(rng=3, draws=10000, interval="delta")),

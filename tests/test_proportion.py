@@ -208,7 +208,10 @@ def test_scalars_give_floats_and_arrays_give_arrays():
     arr = proportion_ci([[1], [2]], [10, 20, 30])
     assert arr.low.shape == (2, 3) and arr.high.shape == (2, 3)
     assert arr.low[1, 2] == proportion_ci(2, 30).low
-    assert (ci.method, ci.confidence_level, ci.alternative) == ("wilson", 0.95, "two-sided")
+    # the default is the method whose coverage is guaranteed (estimators._defaults)
+    assert (ci.method, ci.confidence_level, ci.alternative) == ("clopper-pearson", 0.95,
+                                                                 "two-sided")
+    assert proportion_ci(3, 10, population_size=40).method == "hypergeometric"
 
 
 @pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16])
@@ -350,8 +353,8 @@ def test_no_trials_means_no_information_an_undefined_interval(method, alternativ
     assert math.isnan(scalar.low) and math.isnan(scalar.high)
     # the same policy as every other estimator with no information
     assert math.isnan(ProportionEstimate(0, 0).confidence_interval(method=method).low)
-    assert math.isnan(f1_ci(0, 0, 0, 0, alternative=alternative).low)
-    assert math.isnan(f1_ci(0, 0, 0, 7, alternative=alternative).high)
+    assert math.isnan(f1_ci(0, 0, 0, 0, method="delta", alternative=alternative).low)
+    assert math.isnan(f1_ci(0, 0, 0, 7, method="delta", alternative=alternative).high)
 
 
 @pytest.mark.parametrize(("args", "error", "message"), [

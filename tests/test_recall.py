@@ -368,8 +368,8 @@ GOOD = {"tp": 6, "fp": 4, "fn": 2, "tn": 48}
     ({"method": "wilson", "design": "stratified", "population_sizes": (10, 100)}, ValueError,
      r"^`method` must be one of 'segments-clopper-pearson', 'segments-hypergeometric', "
      r"'delta' for design='stratified'; got 'wilson'\.$"),
-    ({"design": "stratified", "population_sizes": (10, 100)}, ValueError,
-     r"for design='stratified'; got 'clopper-pearson'\.$"),
+    ({"method": "clopper-pearson", "design": "stratified", "population_sizes": (10, 100)},
+     ValueError, r"for design='stratified'; got 'clopper-pearson'\.$"),
     ({"method": "segments-hypergeometric", "design": "stratified"}, ValueError,
      r"^`population_sizes` must be given with design='stratified' .*; got None\.$"),
     ({"method": "delta", "design": "stratified"}, ValueError,

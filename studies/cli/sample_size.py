@@ -76,7 +76,8 @@ _OPTIONS = {"segment_sizes": "--retrieved/--unretrieved", "population_size": "--
             "power": "--power", "draws": "--draws"}
 _INTERVAL_HELP = (
     "the one-sided bound the certification test will use; the choices depend on --measure and "
-    "--design. F1, srs: " + ", ".join(LOSCI_METHODS) + " (default delta, the paper's). "
+    "--design; by default the one whose coverage is guaranteed. F1, srs: "
+    + ", ".join(LOSCI_METHODS) + " (default jaccard-clopper-pearson; delta is the paper's). "
     "Recall and F1, stratified: segments-clopper-pearson (default; segments-hypergeometric, "
     "the default with a finite population) or delta. Accuracy, precision, recall, elusion, "
     "srs, and precision, elusion, stratified: " + ", ".join(PROPORTION_METHODS)
@@ -378,6 +379,8 @@ def _text(plan: CertificationPlan, args: argparse.Namespace) -> list[str]:
         f"observed: tp={args.tp} fp={args.fp} fn={args.fn} tn={args.tn}  {observed}",
         f"request:  {_relation(plan)} with a {plan.confidence_level:.0%} {plan.interval} "
         f"{bound} bound, power {plan.power:.0%}, {plan.posterior} posterior",
+        *([f"interval: {plan.interval}, the default: its coverage is guaranteed (--interval "
+           f"chooses another)"] if args.interval is None else []),
         f"design:   {_collection(plan)}",
     ]
     if plan.reachable:

@@ -183,7 +183,8 @@ def generate(params: Params, n_replicates: int, *, rng: Any = None) -> Sample:
 def _report(counts: IntArray, stopped: IntArray, params: Params, claim: Any) -> Estimates:
     """Error and shifted LOSCI about the stopped classifier's true F1; false-claim flags."""
     true = true_f1()[stopped]
-    low = np.asarray(f1_ci(*counts.T, confidence_level=LEVEL, alternative="greater").low)
+    low = np.asarray(f1_ci(*counts.T, method="delta", confidence_level=LEVEL,
+                           alternative="greater").low)
     low = np.nan_to_num(low, nan=0.0)  # undefined F1 claims nothing: the bound is 0
     below = true < float(params["theta"])
     return Estimates(estimate=_f1(counts) - true, low=low - true, high=1.0 - true,
