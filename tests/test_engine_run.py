@@ -277,8 +277,8 @@ def test_run_writes_store_tables_and_status(tmp_path, capsys):
     assert header[:6] == ["n", "p", "confidence_level", "method", "path", "n_replicates"]
     assert "coverage_mcse" in header
     _check_headline(out / "mean_bias.csv", out / "mean_bias.summary.csv")
-    with sqlite3.connect(out / "run.sqlite") as db:
-        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with sqlite3.connect(out / "run.sqlite") as db:  # settled: the one file holds the run
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
         meta = {k: json.loads(v) for k, v in db.execute("SELECT key, value FROM run")}
     assert meta["seed"] == "4" and meta["status"] == "complete"
     assert meta["identity"]["studies"] == {"binomial_coverage": "1", "mean_bias": "1"}

@@ -304,18 +304,17 @@ def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,
     """
     root = seeding.root_entropy(rng)  # an explicit seed is checked before anything is written
     start = {"seed": str(root), "started": now(), "grids": dict(grids), **origin}
+    # a resumed run's cells were drawn from its seed: a different one is refused untouched
     store = open_store(directory, identity, resume=resume, start=start,
-                       keep_seed=resume and rng is None)
+                       keep_seed=resume and rng is None, seed=None if rng is None else root)
     if store.created:
         return store
     try:
         meta = store.metadata()
-        # a resumed run's cells were drawn from its seed, and its readers need its grids
-        stored, _ = meta["seed"], meta["grids"]
-        if rng is not None and int(stored) != root:
-            raise ValueError(f"`seed` must match the run being resumed ({stored}); got {root}.")
+        _ = meta["seed"], meta["grids"]  # its readers need its seed and grids
         store.set_metadata(resumes=[*meta.get("resumes", []), {"started": now(), **origin}])
     except BaseException:
         store.close()
+        settle_store(directory)
         raise
     return store

@@ -479,7 +479,7 @@ def existing_store(directory: str | os.PathLike[str], *, name: str = "directory"
 
 def open_store(directory: str | os.PathLike[str], identity: Mapping[str, Any], *,
                resume: bool, start: Mapping[str, Any] | None = None,
-               keep_seed: bool = False) -> RunStore:
+               keep_seed: bool = False, seed: int | None = None) -> RunStore:
     """Create the run store in ``directory``, or reopen it with ``resume``; lock it.
 
     The returned store holds the directory's writer lock (`lock_run`) until it is closed. A
@@ -501,13 +501,16 @@ def open_store(directory: str | os.PathLike[str], identity: Mapping[str, Any], *
     keep_seed : bool
         When replacing a store without finished cells, keep its ``seed`` (a resume that gave
         no seed continues with the seed the run was started with).
+    seed : int, optional
+        The root seed a resumed run must have been started with.
 
     Raises
     ------
     ValueError
         If ``directory`` is a file or a non-empty directory without a run, another run is
-        writing it, it holds finished cells and ``resume`` is false, holds a different run,
-        holds a damaged or foreign database, or cannot be created; nothing is written then.
+        writing it, it holds finished cells and ``resume`` is false, holds a different run or
+        one started from another ``seed``, holds a damaged or foreign database, or cannot be
+        created; nothing is written then.
     """
     directory = Path(directory)
     path = directory / DB_NAME
@@ -526,14 +529,16 @@ def open_store(directory: str | os.PathLike[str], identity: Mapping[str, Any], *
                              f"{error.strerror or error}.") from None
     lock = lock_run(directory, name="out")
     try:
-        return _open_locked(directory, identity, resume, dict(start or {}), keep_seed, lock)
+        return _open_locked(directory, identity, resume, dict(start or {}), keep_seed, lock,
+                            seed)
     except BaseException:
         lock.release()
         raise
 
 
 def _open_locked(directory: Path, identity: Mapping[str, Any], resume: bool,
-                 start: dict[str, Any], keep_seed: bool, lock: RunLock) -> RunStore:
+                 start: dict[str, Any], keep_seed: bool, lock: RunLock,
+                 seed: int | None) -> RunStore:
     """`open_store` once the writer lock is held (no one else changes the store now)."""
     path = directory / DB_NAME
     if not path.exists():
@@ -576,6 +581,10 @@ def _open_locked(directory: Path, identity: Mapping[str, Any], resume: bool,
         raise ValueError(
             f"`out` {directory} holds a different run (differs in {', '.join(differs)}); "
             "nothing was changed.")
+    stored_seed = decode_metadata([r for r in rows if r[0] == "seed"], path).get("seed")
+    if seed is not None and stored_seed is not None and int(stored_seed) != seed:
+        raise ValueError(f"`seed` must match the run being resumed ({stored_seed}); got "
+                         f"{seed}.")
     db: sqlite3.Connection | None = None
     try:
         with _sqlite_errors("out", directory, "opened for writing"):
