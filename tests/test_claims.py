@@ -205,6 +205,20 @@ def test_every_claim_judged_on_the_quick_grid_holds_with_power(quick_run, name, 
     assert (skipped["reason"] == "judged on the full grid only").all(), text
 
 
+@pytest.mark.parametrize("name", study_names())
+def test_every_verdict_sentence_says_what_it_was_judged_with(quick_run, name):
+    # the Findings sentence of each claim judged on the quick grid gives the value beyond
+    # which it would have failed and the deviation it detects, or that it was judged exactly
+    page = (quick_run / f"{name}.md").read_text()
+    for claim in get_study(name).claims:
+        if claim.grids and "quick" not in claim.grids:
+            continue
+        (line,) = [t for t in page.splitlines() if t.startswith(f"- {claim.name} HOLDS:")]
+        assert ("Judged on exact values" in line or (
+            "MCSE allowed" in line and "there would have failed it" in line
+            and "is detected with probability 0.95" in line)), line
+
+
 def test_study_check_rejudges_a_stored_run(quick_run, capsys):
     assert main(["study", "check", str(quick_run)]) == 0
     out = capsys.readouterr().out

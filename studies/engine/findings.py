@@ -184,10 +184,13 @@ def claim_finding(verdict: Verdict) -> str:
     ...               "at_least", 0.93)
     >>> nearest = {"method": "wilson", "where": "n=20", "value": 0.9412, "mcse": 0.0052,
     ...            "bound": 0.93}
-    >>> verdict = Verdict(claim, "HOLDS", 4, 3.2, 0.019, pd.DataFrame(), nearest=nearest)
+    >>> verdict = Verdict(claim, "HOLDS", 4, 3.2, 0.019, pd.DataFrame(), nearest=nearest,
+    ...                   familywise_error=0.0001)
     >>> print(claim_finding(verdict))  # doctest: +NORMALIZE_WHITESPACE
     covers HOLDS: Wilson covers at least 93%. Nearest its bound: wilson at n=20,
-    coverage 0.941 (MCSE 0.0052) against at least 0.930.
+    coverage 0.941 (MCSE 0.0052) against at least 0.930. Judged with 3.2 MCSE allowed
+    (false-alarm rate 0.0001): a value below 0.913 there would have failed it; a deviation
+    of 0.019 beyond the bound is detected with probability 0.95 (resolution 0.02).
     """
     claim, status = verdict.claim, verdict.status
     head = f"{claim.name} {status}: {claim.statement}"
@@ -203,5 +206,30 @@ def claim_finding(verdict: Verdict) -> str:
         bound = f"{_COMPARISON[claim.comparison]} " \
                 f"{_number(near['bound'], percent=False, digits=3)}"
     text = (f"{head} Nearest its bound: {near['method']}{where}, {claim.measure} "
-            f"{estimate(near['value'], near['mcse'])} against {bound}.")
+            f"{estimate(near['value'], near['mcse'])} against {bound}. {_judged(verdict)}")
     return f"{text} Inconclusive: {verdict.reason}." if status == INCONCLUSIVE else text
+
+
+def _judged(verdict: Verdict) -> str:
+    """What a verdict was judged with: the allowance at the value nearest its bound (the value
+    beyond which it would have failed) and the deviation it detects, or exactness."""
+    claim, near = verdict.claim, verdict.nearest
+    if verdict.k is None:
+        return (f"Judged on exact values (no Monte Carlo error; rounding tolerance "
+                f"{claim.exact_tolerance:.0e}).")
+    mcse = float(near["mcse"]) if near["mcse"] == near["mcse"] else 0.0
+    room = verdict.k * mcse
+    bound = float(near["bound"])
+    if claim.comparison == "at_least":
+        edge = f"a value below {_number(bound - room, percent=False, digits=3)}"
+    elif claim.comparison == "at_most":
+        edge = f"a value above {_number(bound + room, percent=False, digits=3)}"
+    else:
+        edge = (f"a value further than {claim.margin + room:.3g} from "
+                f"{_number(bound, percent=False, digits=3)}")
+    unit = f" {claim.resolution_unit}" if claim.resolution_unit else ""
+    rate = "" if verdict.familywise_error is None else \
+        f" (false-alarm rate {verdict.familywise_error:.2g})"
+    return (f"Judged with {verdict.k:.2g} MCSE allowed{rate}: {edge} there would have failed "
+            f"it; a deviation of {verdict.detectable:.2g}{unit} beyond the bound is detected "
+            f"with probability 0.95 (resolution {claim.resolution:.2g}{unit}).")
