@@ -248,6 +248,18 @@ def test_the_job_summary_lists_the_claims_that_fail(tmp_path):
     assert "summary.md" in report["files"]
 
 
+def test_the_summary_and_index_say_which_claims_were_not_run_and_why(tmp_path):
+    full_only = dataclasses.replace(BINOMIAL.claims[1], name="judged-on-full", grids=("full",))
+    study = dataclasses.replace(BINOMIAL, claims=(BINOMIAL.claims[0], full_only))
+    results = run([study], grid="quick", rng=1, workers=1, out=tmp_path / "run")
+    verdicts = {study.name: evaluate_claims(study.claims, results[study.name], grid="quick")}
+    write_report(tmp_path / "run", [study], results, verdicts)
+    said = ("Not run here: 1 claim, judged on the full grid only (their verdicts on the full "
+            "grid: reports/reference/): binomial_coverage 1.")
+    assert said in (tmp_path / "run" / "summary.md").read_text()
+    assert said in (tmp_path / "run" / "index.html").read_text()
+
+
 def _shrunk(ci):
     """An interval shrunk to half its width about its middle: it under-covers."""
     def shrunk(successes, trials, *, confidence_level):

@@ -15,13 +15,31 @@ from studies.engine import FAILS, INCONCLUSIVE, NOT_RUN, Verdict
 from studies.engine.claims import tally, worst_status
 from studies.report.compare import REGRESSION, Comparison
 
-__all__ = ["REGRESSIONS_SHOWN", "job_summary"]
+__all__ = ["REGRESSIONS_SHOWN", "job_summary", "not_run_lines"]
 
 REGRESSIONS_SHOWN = 20
 
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def not_run_lines(verdicts: Mapping[str, Sequence[Verdict]]) -> list[str]:
+    """A sentence per reason claims were not run here, with how many of each study's."""
+    reasons: dict[str, dict[str, int]] = {}
+    for name, group in verdicts.items():
+        for v in group:
+            if v.status == NOT_RUN:
+                studies = reasons.setdefault(v.reason or "no reason given", {})
+                studies[name] = studies.get(name, 0) + 1
+    lines = []
+    for reason, studies in reasons.items():
+        where = " (their verdicts on the full grid: reports/reference/)" \
+            if "full grid" in reason else ""
+        count = sum(studies.values())
+        lines.append(f"Not run here: {count} claim{'' if count == 1 else 's'}, {reason}{where}: "
+                     + ", ".join(f"{n} {k}" for n, k in studies.items()) + ".")
+    return lines
 
 
 def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: object,
@@ -63,8 +81,10 @@ def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: o
     lines = ["# evalcert study run", ""]
     if state != "complete":
         lines += [f"**This run is {state}.**", ""]
-    lines += [f"{head} on the {grid} grid, seed {seed}: {tally(found)}.", "",
-              f"False alarms: when every claim is true, a run of the whole suite fails on "
+    lines += [f"{head} on the {grid} grid, seed {seed}: {tally(found)}.", ""]
+    lines += [_cell(line) for line in not_run_lines(verdicts)]
+    lines += [""] if any(v.status == NOT_RUN for v in found) else []
+    lines += [f"False alarms: when every claim is true, a run of the whole suite fails on "
               f"Monte Carlo noise with probability at most about {budget:g}.", "",
               "| study | verdict | claims |", "| --- | --- | --- |"]
     lines += [f"| {_cell(name)} | {worst_status(group) if group else 'no claims'} | "

@@ -66,7 +66,7 @@ from studies.engine.pins import PINS, pin_table
 from studies.engine.reading import StoredRun, read_run
 from studies.engine.results import FRAME_COLUMNS, REGION_GROUPS, PackedGroup, group_regions
 from studies.report.compare import Comparison
-from studies.report.digest import job_summary
+from studies.report.digest import job_summary, not_run_lines
 from studies.report.figures import draw
 from studies.report.tables import Range, claims_table, group_ranges, headline_table
 from studies.report.tables import summaries as study_summaries
@@ -194,9 +194,11 @@ _INDEX = """
 <p>{{ studies|length }} studies on the {{ grid }} grid, root seed {{ seed }}.
 Claims: {{ counts.HOLDS }} hold, {{ counts.INCONCLUSIVE }} inconclusive, {{ counts.FAILS }}
 fail, {{ counts['NOT RUN'] }} not run.</p>
-<p>False alarms: when every claim is true, a run of the suite's own studies shows a FAILS
-verdict on Monte Carlo noise alone with probability at most about {{ budget }} (the budget
-split equally over its {{ claims }} claims: {{ share }} each). Power: a claim HOLDS only where
+{% for line in not_run %}<p>{{ line }}</p>
+{% endfor %}<p>False alarms: when every claim is true, a run of the suite's own studies shows a
+FAILS verdict on Monte Carlo noise alone with probability at most about {{ budget }} (the budget
+split equally over its {{ claims }} claims that are not identities, which are judged exactly:
+{{ share }} each). Power: a claim HOLDS only where
 it detects a deviation of its resolution with probability 0.95; where it cannot, or where a
 claimed effect is not shown by the estimates, it is INCONCLUSIVE.</p>
 </section>
@@ -1164,7 +1166,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     identity = meta.get("identity", {})
     body = _template(_INDEX).render(
         studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
-        counts=counts, provenance=_provenance_html(prov), budget=f"{SUITE_FALSE_ALARM:g}",
+        counts=counts, not_run=not_run_lines(verdicts),
+        provenance=_provenance_html(prov), budget=f"{SUITE_FALSE_ALARM:g}",
         claims=round(SUITE_FALSE_ALARM / claim_false_alarm()),
         share=f"{claim_false_alarm():.2g}",
         comparison=_comparison_html(comparison) if comparison is not None else None,
