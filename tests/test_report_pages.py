@@ -13,6 +13,7 @@ import pytest
 
 from studies.cli.main import main
 from studies.engine import Grid, evaluate_claims, results_from_store, run
+from studies.engine.findings import versus_paper
 from studies.report import write_report
 from studies.report.pages import TIMING_FIELDS, ademp_sections, untimed
 from studies.suite import get_study
@@ -258,6 +259,22 @@ def test_the_summary_and_index_say_which_claims_were_not_run_and_why(tmp_path):
             "grid: reports/reference/): binomial_coverage 1.")
     assert said in (tmp_path / "run" / "summary.md").read_text()
     assert said in (tmp_path / "run" / "index.html").read_text()
+
+
+def _one_number_off(result, summary):
+    return [f"Table 9: {versus_paper(0.5, 0.0, 0.4)}."]
+
+
+def test_a_study_whose_paper_numbers_are_not_reproduced_is_not_shown_plain_green(tmp_path):
+    study = dataclasses.replace(BINOMIAL, findings=_one_number_off)
+    _report(study, tmp_path / "run")
+    index = (tmp_path / "run" / "index.html").read_text()
+    counted = "0 reproduced, 1 not reproduced, 0 too imprecise"
+    assert f'<td class="HOLDS-but-not-reproduced">HOLDS</td>\n<td>{counted}</td>' in index
+    assert f"| {counted} |" in (tmp_path / "run" / "summary.md").read_text()
+    plain = tmp_path / "plain"
+    _report(BINOMIAL, plain)
+    assert '<td class="HOLDS">HOLDS</td>\n<td></td>' in (plain / "index.html").read_text()
 
 
 def _shrunk(ci):

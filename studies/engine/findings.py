@@ -11,7 +11,10 @@ is typed by hand into a docstring or a caption, so a page never quotes another r
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
@@ -20,7 +23,9 @@ from studies.engine.claims import FAILS, HOLDS, INCONCLUSIVE, Verdict
 from studies.engine.regions import region_mask
 from studies.engine.results import StudyResult
 
-__all__ = ["REPRODUCED_WITHIN", "claim_finding", "estimate", "extreme", "versus_paper"]
+__all__ = ["NOT_REPRODUCED", "PAPER_OUTCOMES", "REPRODUCED", "REPRODUCED_WITHIN",
+           "TOO_IMPRECISE", "claim_finding", "estimate", "extreme", "paper_outcomes",
+           "versus_paper"]
 
 # A paper's value counts as reproduced when ours lies within this many MCSE of it: about a
 # 0.3% two-sided false-alarm rate for a run that truly reproduces it.
@@ -90,26 +95,64 @@ def versus_paper(ours: float, mcse: float, paper: float, *, percent: bool = Fals
     ours_text = estimate(ours, mcse, percent=percent, digits=digits)
     paper_text = _number(paper, percent=percent, digits=digits)
     if ours != ours:
-        return f"{ours_text} against the paper's {paper_text}: not reproduced"
+        return _said(NOT_REPRODUCED, f"{ours_text} against the paper's {paper_text}: "
+                                     "not reproduced")
     difference = ours - paper
     if not mcse or mcse != mcse:
         same = math.isclose(ours, paper, rel_tol=1e-9, abs_tol=1e-12)
-        return (f"{ours_text} against the paper's {paper_text}: "
-                f"{'reproduced' if same else 'not reproduced'}")
+        return _said(REPRODUCED if same else NOT_REPRODUCED,
+                     f"{ours_text} against the paper's {paper_text}: "
+                     f"{'reproduced' if same else 'not reproduced'}")
     z = difference / mcse
     side = "above" if z > 0 else "below"
     if resolution is None:
         resolution = 0.05 if percent else 0.05 * abs(paper)
     needed = resolution / (REPRODUCED_WITHIN + _Z95)
     if abs(z) > REPRODUCED_WITHIN:
-        verdict = "not reproduced"
+        outcome, verdict = NOT_REPRODUCED, "not reproduced"
     elif mcse <= needed:
-        verdict = "reproduced"
+        outcome, verdict = REPRODUCED, "reproduced"
     else:
         shown = f"{100 * needed:.{digits}f} points" if percent else f"{needed:.2g}"
+        outcome = TOO_IMPRECISE
         verdict = f"too imprecise to tell (an MCSE of at most {shown} would)"
-    return (f"{ours_text} against the paper's {paper_text}: {abs(z):.1f} MCSE {side} it, "
-            f"{verdict}")
+    return _said(outcome, f"{ours_text} against the paper's {paper_text}: {abs(z):.1f} MCSE "
+                          f"{side} it, {verdict}")
+
+
+# What `versus_paper` found, counted while `paper_outcomes` is open (one list per context).
+REPRODUCED, NOT_REPRODUCED, TOO_IMPRECISE = "reproduced", "not reproduced", "too imprecise"
+PAPER_OUTCOMES = (REPRODUCED, NOT_REPRODUCED, TOO_IMPRECISE)
+_OUTCOMES: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "paper_outcomes", default=None)
+
+
+def _said(outcome: str, text: str) -> str:
+    found = _OUTCOMES.get()
+    if found is not None:
+        found.append(outcome)
+    return text
+
+
+@contextlib.contextmanager
+def paper_outcomes() -> Iterator[list[str]]:
+    """Collect the outcome of every `versus_paper` made inside the block (a study's findings):
+    one of `PAPER_OUTCOMES` each, in order, so that a report can count them.
+
+    Examples
+    --------
+    >>> with paper_outcomes() as found:
+    ...     _ = versus_paper(0.30, 0.005, 0.2948, percent=True)
+    ...     _ = versus_paper(0.5, 0.0, 0.4)
+    >>> found
+    ['reproduced', 'not reproduced']
+    """
+    found: list[str] = []
+    token = _OUTCOMES.set(found)
+    try:
+        yield found
+    finally:
+        _OUTCOMES.reset(token)
 
 
 def extreme(result: StudyResult, method: str, measure: str, *, largest: bool = False,

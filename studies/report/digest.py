@@ -44,7 +44,8 @@ def not_run_lines(verdicts: Mapping[str, Sequence[Verdict]]) -> list[str]:
 
 def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: object,
                 budget: float, state: str = "complete",
-                comparison: Comparison | None = None) -> str:
+                comparison: Comparison | None = None,
+                papers: Mapping[str, str] | None = None) -> str:
     """The Markdown summary of a run.
 
     Parameters
@@ -61,6 +62,10 @@ def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: o
         The run's state in words (``"complete"`` or why not).
     comparison : Comparison, optional
         The run against a baseline.
+    papers : mapping of str to str, optional
+        Per study, its findings' comparisons with the source paper's numbers counted by
+        outcome (`studies.report.pages.paper_tally`); a study with some not reproduced is
+        marked so beside its verdict.
 
     Examples
     --------
@@ -86,9 +91,10 @@ def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: o
     lines += [""] if any(v.status == NOT_RUN for v in found) else []
     lines += [f"False alarms: when every claim is true, a run of the whole suite fails on "
               f"Monte Carlo noise with probability at most about {budget:g}.", "",
-              "| study | verdict | claims |", "| --- | --- | --- |"]
+              "| study | verdict | claims | the paper's numbers |", "| --- | --- | --- | --- |"]
+    papers = papers or {}
     lines += [f"| {_cell(name)} | {worst_status(group) if group else 'no claims'} | "
-              f"{tally(group)} |"
+              f"{tally(group)} | {_cell(papers.get(name) or '-')} |"
               for name, group in verdicts.items()]
     if bad:
         lines += ["", "| study | claim | status | worst value or reason |",

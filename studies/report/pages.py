@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 
 from studies.engine import (
     FAILS,
+    HOLDS,
     NOT_RUN,
     STATUSES,
     Study,
@@ -60,7 +61,12 @@ from studies.engine import (
     Verdict,
 )
 from studies.engine.claims import FAILURE_COLUMNS, tally, worst_status
-from studies.engine.findings import claim_finding
+from studies.engine.findings import (
+    NOT_REPRODUCED,
+    PAPER_OUTCOMES,
+    claim_finding,
+    paper_outcomes,
+)
 from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.pins import PINS, pin_table
 from studies.engine.reading import StoredRun, read_run
@@ -165,6 +171,7 @@ th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .HOLDS{background:#dff0d8}.FAILS{background:#f2dede;font-weight:bold}
 .INCONCLUSIVE{background:#fcefc7;font-weight:bold}
 .NOT-RUN{background:#eee}.under-covers{background:#f2dede}
+.HOLDS-but-not-reproduced{background:#fcefc7}
 .regression{background:#f2dede;font-weight:bold}.improvement{background:#dff0d8}
 .over-covers{background:#fcf8e3}.meets-nominal{background:#dff0d8}
 code{background:#f5f5f5;padding:0 0.2rem;overflow-wrap:anywhere}
@@ -208,12 +215,18 @@ claimed effect is not shown by the estimates, it is INCONCLUSIVE.</p>
 <a href="#provenance">Provenance</a></nav>
 <h2 id="studies">Studies</h2>
 <div class="scroll"><table><thead><tr><th>study</th><th>aim</th><th>path</th><th>cells</th>
-<th>version</th><th>claims</th><th>verdict</th></tr></thead><tbody>
+<th>version</th><th>claims</th><th>verdict</th><th>the paper's numbers</th></tr></thead>
+<tbody>
 {% for s in studies %}<tr><td><a href="{{ s.name }}.html">{{ s.name }}</a></td>
 <td>{{ s.aim|replace('``', '') }}</td><td>{{ s.path }}</td><td class="num">{{ s.cells }}</td>
 <td>v{{ s.version }}</td><td>{{ s.tally }}</td>
-<td class="{{ s.status|replace(' ', '-') }}">{{ s.status }}</td></tr>
+<td class="{{ s.shown_status|replace(' ', '-') }}">{{ s.status }}</td>
+<td>{{ s.paper }}</td></tr>
 {% endfor %}</tbody></table></div>
+<p>The paper's numbers: how many of the source paper's values that the studies' findings set
+beside the run's were reproduced (within their Monte Carlo error, the run precise enough to
+tell), not reproduced, or too imprecise to tell; a study whose claims hold while some are not
+reproduced is not shown plain green.</p>
 <h2 id="methods">Methods by study</h2>
 <p>Each method of each study: the verdicts of the claims about it (each links to the claim on
 the study's page), and its worst value: where a claim about it fails, the value that breaks
@@ -898,6 +911,21 @@ def group_tables(group: PackedGroup) -> GroupTables:
     return GroupTables(group_ranges(group), where, bands)
 
 
+def paper_tally(outcomes: Sequence[str]) -> str:
+    """The paper's numbers a study's findings compared, counted by outcome ("" for none).
+
+    Examples
+    --------
+    >>> paper_tally(["reproduced", "not reproduced", "not reproduced"])
+    '1 reproduced, 2 not reproduced, 0 too imprecise'
+    >>> paper_tally([])
+    ''
+    """
+    if not outcomes:
+        return ""
+    return ", ".join(f"{sum(o == kind for o in outcomes)} {kind}" for kind in PAPER_OUTCOMES)
+
+
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                 meta: Mapping[str, Any], prov: Mapping[str, str], reproduce: str, out: Path,
                 run_dir: Path, written: dict[str, str],
@@ -924,12 +952,15 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
     # decided claims first, then the study's own findings, then the claims not run here
     sentences = [claim_finding(v) for v in verdicts if v.status != NOT_RUN]
+    outcomes: list[str] = []
     if study.findings is not None:
         try:
-            sentences += list(study.findings(result, found))
+            with paper_outcomes() as outcomes:
+                sentences += list(study.findings(result, found))
         except Exception as error:  # a study's own code may fail in any way; say so, go on
             sentences.append(f"The study's findings could not be written from this run: "
                              f"{type(error).__name__}: {error}")
+    paper = paper_tally(outcomes)
     sentences += [claim_finding(v) for v in verdicts if v.status == NOT_RUN]
     bands = tables.bands
     band_texts = band_verdicts = pd.DataFrame()
@@ -991,8 +1022,11 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                                                           "value": list(prov.values())}))]
     _write(out / f"{name}.md", "\n".join(md) + "\n", written)
     cells = len(result.cells) + sum(g.size for g in result.groups)
+    status = worst_status(verdicts) if verdicts else "no claims"
     return {"name": name, "aim": _aim(doc), "cells": cells, "tally": tally(verdicts),
-            "status": worst_status(verdicts) if verdicts else "no claims",
+            "status": status, "paper": paper,
+            "shown_status": "HOLDS but not reproduced" if status == HOLDS
+            and NOT_REPRODUCED in outcomes else status,
             "path": "exact" if study.enumerate_outcomes is not None else "monte-carlo",
             "version": study.version,
             "methods": _method_rows(list(dict.fromkeys(results["method"])) if len(results)
@@ -1187,7 +1221,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         {name: verdicts[name] for name in names if name in verdicts},
         grid=identity["grid"] if isinstance(identity.get("grid"), str) else "custom",
         seed=meta.get("seed", ""), budget=SUITE_FALSE_ALARM,
-        state=state.describe(), comparison=comparison), written)
+        state=state.describe(), comparison=comparison,
+        papers={row["name"]: row["paper"] for row in rows}), written)
     left_out, written["results.csv"] = (tidy.result() if tidy is not None
                                         else _tidy_csv(results, target))
     report = {
