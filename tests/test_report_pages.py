@@ -275,6 +275,10 @@ def test_a_study_whose_paper_numbers_are_not_reproduced_is_not_shown_plain_green
     plain = tmp_path / "plain"
     _report(BINOMIAL, plain)
     assert '<td class="HOLDS">HOLDS</td>\n<td></td>' in (plain / "index.html").read_text()
+    # the pages' own style sheet is not escaped as data is (its child selector applies)
+    for page in ("index.html", "binomial_coverage.html"):
+        text = (plain / page).read_text()
+        assert "details>summary{" in text and "&gt;summary" not in text
 
 
 def _shrunk(ci):

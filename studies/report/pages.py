@@ -990,7 +990,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         failures=_html_table(failures) if not failures.empty else "",
         legend=list(LEGEND.items()), provenance=_provenance_html(prov),
         incomplete="" if prov["run"] == "complete" else prov["run"])
-    page = _template(_PAGE).render(title=f"{name}: evalcert study", style=_STYLE,
+    page = _template(_PAGE).render(title=f"{name}: evalcert study", style=Markup(_STYLE),
                                           body=Markup(body))
     _write(out / f"{name}.html", page, written)
     md = [f"# {name}", "", *([f"This run is {prov['run']}.", ""] if prov["run"] != "complete"
@@ -1207,7 +1207,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         comparison=_comparison_html(comparison) if comparison is not None else None,
         incomplete="" if state.complete else state.describe(), pins=pins,
         pins_pinned=sum(not p["missing"] for p in pins))
-    page = _template(_PAGE).render(title="evalcert study report", style=_STYLE,
+    page = _template(_PAGE).render(title="evalcert study report", style=Markup(_STYLE),
                                           body=Markup(body))
     _write(target / "index.html", page, written)
     index = pd.DataFrame([{k: r[k] for k in ("name", "aim", "path", "cells", "tally",
