@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from estimators import f1_ci
 from studies.cli.main import main
 from studies.engine import Grid, evaluate_claims, results_from_store, run
 from studies.engine.findings import versus_paper
@@ -357,3 +358,38 @@ def test_the_index_shows_what_pins_each_method_with_its_verdicts(tmp_path):
             in rows["proportion_ci:wilson"])
     assert rows["proportion_ci:wald"].rstrip().endswith("<td>validity, efficiency</td></tr>")
     assert "1 of 2 are\npinned from both sides" in section
+
+
+def _jaccard_cp_six_points_low(tp, fp, fn, tn, *, confidence_level, **options):
+    """jaccard-clopper-pearson computed at a level 6 points below the one asked for: it
+    covers about 4 points below nominal."""
+    return f1_ci(tp, fp, fn, tn, method="jaccard-clopper-pearson",
+                 confidence_level=confidence_level - 0.06, **options)
+
+
+def test_a_recommendation_is_shown_only_while_its_claims_hold(tmp_path):
+    from studies.suite import coverage_f1
+    from studies.suite import coverage_f1_exact as exact
+
+    grid = Grid({"design": ["srs"], "prevalence": [0.15, 0.5], "f1": [0.7], "n": [100, 200],
+                 "confidence_level": [0.95]}, n_replicates=2)
+    advice = "Certify F1 from a simple random test sample with jaccard-clopper-pearson"
+
+    def report(study, out):
+        results = run([study], grid=grid, rng=1, workers=1, out=out)
+        verdicts = {study.name: evaluate_claims(study.claims, results[study.name])}
+        write_report(out, [study], results, verdicts)
+        return (out / "index.html").read_text(), (out / "summary.md").read_text()
+
+    for page in report(exact.STUDY, tmp_path / "right"):
+        assert advice in page.split("Withheld on this run")[0]
+    broken = dataclasses.replace(exact.STUDY, methods={
+        **exact.STUDY.methods,
+        "jaccard-clopper-pearson": coverage_f1.wrap_method(_jaccard_cp_six_points_low),
+        "jaccard-clopper-pearson-losci": coverage_f1.wrap_method(_jaccard_cp_six_points_low,
+                                                                 "greater")})
+    index, summary = report(broken, tmp_path / "broken")
+    for page in (index, summary):
+        shown, withheld = page.split("Withheld on this run")
+        assert advice not in shown
+        assert advice in withheld and "clopper-pearson-never-below-nominal FAILS" in withheld

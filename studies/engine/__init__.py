@@ -28,7 +28,16 @@ from studies.engine.claims import (
     Verdict,
     evaluate_claims,
 )
-from studies.engine.design import Figure, Grid, GroupSummary, Method, Params, Sample, Study
+from studies.engine.design import (
+    Figure,
+    Grid,
+    GroupSummary,
+    Method,
+    Params,
+    Recommendation,
+    Sample,
+    Study,
+)
 from studies.engine.means import mean_over_cells, mean_over_cells_frame
 from studies.engine.performance import (
     MEASURES,
@@ -63,6 +72,7 @@ __all__ = [
     "PackedGroup",
     "Params",
     "Performance",
+    "Recommendation",
     "RunResults",
     "RunState",
     "Sample",

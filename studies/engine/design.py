@@ -50,7 +50,7 @@ from studies.engine.performance import MEASURES, Estimates
 from studies.engine.regions import region_mask
 
 __all__ = ["FIGURE_KINDS", "RESERVED_NAMES", "Figure", "Grid", "GroupSummary", "Method", "Params",
-           "Sample", "Study"]
+           "Recommendation", "Sample", "Study"]
 
 Params = Mapping[str, Any]
 Method = Callable[[Any, Params], Estimates]
@@ -127,6 +127,29 @@ class Grid:
 
 FIGURE_KINDS: tuple[str, ...] = ("coverage_against", "measure_by", "heat_map", "zip_plot",
                                   "summary_bars", "summary_lines")
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """Advice a study's findings support, shown only on a run where its claims all HOLD.
+
+    Attributes
+    ----------
+    advice : str
+        What to do, in plain words ("certify F1 under SRS with jaccard-clopper-pearson").
+    claims : tuple of str
+        The names of the study's claims it rests on (at least one): the report shows the
+        advice, linked to them, only when every one HOLDS on the run, and else says which did
+        not and why.
+    """
+
+    advice: str
+    claims: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.advice or not self.claims or isinstance(self.claims, str):
+            raise ValueError(f"a recommendation must give its advice and the names of the "
+                             f"claims it rests on; got {self.advice!r} on {self.claims!r}.")
 
 
 @dataclass(frozen=True)
@@ -319,6 +342,9 @@ class Study:
         grid parameters, as a claim's ``where``): what `studies.engine.pins` reads to say
         which claims hold each public method to its validity and its efficiency. Methods not
         named (a peer library's, a helper) pin nothing.
+    recommendations : tuple of Recommendation
+        Advice its claims support (`Recommendation`): the report opens with the advice whose
+        claims all HOLD on the run, and says which are withheld and why.
     ademp : str
         The study's ADEMP in words: a title line, then sections ``Aims``,
         ``Data-generating mechanisms``, ``Estimands``, ``Methods``, ``Performance measures``
@@ -347,6 +373,7 @@ class Study:
     findings: Callable[[Any, Sequence[Mapping[str, Any]]], Sequence[str]] | None = None
     estimator_methods: Mapping[str, str | tuple[tuple[str, str], ...]] = field(
         default_factory=dict)
+    recommendations: tuple[Recommendation, ...] = ()
     ademp: str = ""
 
     def __post_init__(self) -> None:
@@ -400,6 +427,11 @@ class Study:
                     f"`grids` of claim {claim.name!r} must name grids of study {self.name} "
                     f"({', '.join(self.grids)}); got {list(claim.grids)}.")
         names = [claim.name for claim in self.claims]
+        for advice in self.recommendations:
+            unknown = sorted(set(advice.claims) - set(names))
+            if unknown:
+                raise ValueError(f"`recommendations` of study {self.name!r} must rest on its "
+                                 f"claims; got {unknown} for {advice.advice!r}.")
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
             raise ValueError(f"`claims` of study {self.name!r} must have distinct names; got "

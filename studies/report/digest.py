@@ -10,18 +10,64 @@ regressions. `studies.report.write_report` writes it as ``summary.md`` beside th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from studies.engine import FAILS, INCONCLUSIVE, NOT_RUN, Verdict
+from studies.engine import FAILS, HOLDS, INCONCLUSIVE, NOT_RUN, Study, Verdict
 from studies.engine.claims import tally, worst_status
 from studies.report.compare import REGRESSION, Comparison
 
-__all__ = ["REGRESSIONS_SHOWN", "job_summary", "not_run_lines"]
+__all__ = ["REGRESSIONS_SHOWN", "Advice", "advice_lines", "advice_of", "job_summary",
+           "not_run_lines"]
 
 REGRESSIONS_SHOWN = 20
 
 
 def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+@dataclass(frozen=True)
+class Advice:
+    """A study's recommendation as this run judges it: shown when every claim it rests on
+    HOLDS, else withheld with the reason."""
+
+    study: str
+    advice: str
+    claims: tuple[str, ...]
+    shown: bool
+    why: str
+
+
+def advice_of(studies: Sequence[Study], verdicts: Mapping[str, Sequence[Verdict]]
+              ) -> list[Advice]:
+    """Every recommendation of the run's studies, in their order, judged by their claims'
+    verdicts on this run (a claim without a verdict counts as not run)."""
+    found = []
+    for study in studies:
+        status = {v.claim.name: v.status for v in verdicts.get(study.name, ())}
+        for rec in study.recommendations:
+            short = [f"{name} {status.get(name, NOT_RUN)}" for name in rec.claims
+                     if status.get(name) != HOLDS]
+            found.append(Advice(study.name, rec.advice, rec.claims, not short,
+                                "; ".join(short)))
+    return found
+
+
+def advice_lines(advice: Sequence[Advice]) -> list[str]:
+    """The recommendations as Markdown: those shown, then those withheld and why."""
+    if not advice:
+        return []
+    lines = ["## Recommendations", "",
+             "Advice from the studies, shown where every claim it rests on holds on this run:",
+             ""]
+    shown = [a for a in advice if a.shown]
+    lines += [f"- {_cell(a.advice)} ({a.study}: {', '.join(a.claims)})" for a in shown] or [
+        "- none on this run"]
+    withheld = [a for a in advice if not a.shown]
+    if withheld:
+        lines += ["", "Withheld on this run:", ""]
+        lines += [f"- {_cell(a.advice)} ({a.study}: {_cell(a.why)})" for a in withheld]
+    return [*lines, ""]
 
 
 def not_run_lines(verdicts: Mapping[str, Sequence[Verdict]]) -> list[str]:
@@ -45,7 +91,8 @@ def not_run_lines(verdicts: Mapping[str, Sequence[Verdict]]) -> list[str]:
 def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: object,
                 budget: float, state: str = "complete",
                 comparison: Comparison | None = None,
-                papers: Mapping[str, str] | None = None) -> str:
+                papers: Mapping[str, str] | None = None,
+                advice: Sequence[Advice] = ()) -> str:
     """The Markdown summary of a run.
 
     Parameters
@@ -62,6 +109,9 @@ def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: o
         The run's state in words (``"complete"`` or why not).
     comparison : Comparison, optional
         The run against a baseline.
+    advice : sequence of Advice
+        The studies' recommendations as this run judges them (`advice_of`): they open the
+        summary.
     papers : mapping of str to str, optional
         Per study, its findings' comparisons with the source paper's numbers counted by
         outcome (`studies.report.pages.paper_tally`); a study with some not reproduced is
@@ -86,6 +136,7 @@ def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: o
     lines = ["# evalcert study run", ""]
     if state != "complete":
         lines += [f"**This run is {state}.**", ""]
+    lines += advice_lines(advice)
     lines += [f"{head} on the {grid} grid, seed {seed}: {tally(found)}.", ""]
     lines += [_cell(line) for line in not_run_lines(verdicts)]
     lines += [""] if any(v.status == NOT_RUN for v in found) else []

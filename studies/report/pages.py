@@ -72,7 +72,7 @@ from studies.engine.pins import PINS, pin_table
 from studies.engine.reading import StoredRun, read_run
 from studies.engine.results import FRAME_COLUMNS, REGION_GROUPS, PackedGroup, group_regions
 from studies.report.compare import Comparison
-from studies.report.digest import job_summary, not_run_lines
+from studies.report.digest import advice_lines, advice_of, job_summary, not_run_lines
 from studies.report.figures import draw
 from studies.report.tables import Range, claims_table, group_ranges, headline_table
 from studies.report.tables import summaries as study_summaries
@@ -197,6 +197,15 @@ _PAGE = """<!DOCTYPE html>
 _INDEX = """
 <h1>evalcert study report</h1>
 {% if incomplete %}<p class="FAILS">This run is {{ incomplete }}.</p>{% endif %}
+{% if advice %}<section id="recommendations"><h2>Recommendations</h2>
+<p>Advice from the studies, shown where every claim it rests on holds on this run:</p>
+<ul>{% for a in advice if a.shown %}<li>{{ a.advice }} ({{ a.study }}:
+{% for c in a.claims %}<a href="{{ a.study }}.html#claim-{{ c }}">{{ c }}</a>
+{{- ", " if not loop.last }}{% endfor %})</li>
+{% else %}<li>none on this run</li>{% endfor %}</ul>
+{% if advice|rejectattr("shown")|list %}<p>Withheld on this run:</p>
+<ul>{% for a in advice if not a.shown %}<li>{{ a.advice }} ({{ a.study }}: {{ a.why }})</li>
+{% endfor %}</ul>{% endif %}</section>{% endif %}
 <section id="summary">
 <p>{{ studies|length }} studies on the {{ grid }} grid, root seed {{ seed }}.
 Claims: {{ counts.HOLDS }} hold, {{ counts.INCONCLUSIVE }} inconclusive, {{ counts.FAILS }}
@@ -1196,11 +1205,12 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         written.update(files)
     counts = {s: sum(v.status == s for found in verdicts.values() for v in found)
               for s in STATUSES}
+    advice = advice_of([s for s in studies if s.name in results], verdicts)
     pins = _pin_rows([s for s in studies if s.name in results], verdicts)
     identity = meta.get("identity", {})
     body = _template(_INDEX).render(
         studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
-        counts=counts, not_run=not_run_lines(verdicts),
+        counts=counts, not_run=not_run_lines(verdicts), advice=advice,
         provenance=_provenance_html(prov), budget=f"{SUITE_FALSE_ALARM:g}",
         claims=round(SUITE_FALSE_ALARM / claim_false_alarm()),
         share=f"{claim_false_alarm():.2g}",
@@ -1211,9 +1221,11 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
                                           body=Markup(body))
     _write(target / "index.html", page, written)
     index = pd.DataFrame([{k: r[k] for k in ("name", "aim", "path", "cells", "tally",
-                                             "status")} for r in rows])
+                                             "status", "paper")} for r in rows])
     banner = "" if state.complete else f"This run is {state.describe()}.\n\n"
-    _write(target / "index.md", "# evalcert study report\n\n" + banner + _md_table(index)
+    opening = "\n".join([*advice_lines(advice), *not_run_lines(verdicts)])
+    _write(target / "index.md", "# evalcert study report\n\n" + banner
+           + (opening + "\n\n" if opening else "") + _md_table(index)
            + "\n\n"
            + _md_table(pd.DataFrame({"field": list(prov), "value": list(prov.values())}))
            + "\n", written)
@@ -1222,7 +1234,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         grid=identity["grid"] if isinstance(identity.get("grid"), str) else "custom",
         seed=meta.get("seed", ""), budget=SUITE_FALSE_ALARM,
         state=state.describe(), comparison=comparison,
-        papers={row["name"]: row["paper"] for row in rows}), written)
+        papers={row["name"]: row["paper"] for row in rows}, advice=advice), written)
     left_out, written["results.csv"] = (tidy.result() if tidy is not None
                                         else _tidy_csv(results, target))
     report = {

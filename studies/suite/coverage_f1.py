@@ -99,7 +99,7 @@ from numpy.typing import NDArray
 from estimators import F1_METHODS, F1_METHODS_BY_DESIGN, f1_ci, f1_estimate
 from studies.engine import StudyResult, mean_over_cells
 from studies.engine.claims import Claim
-from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
+from studies.engine.design import Figure, Grid, Method, Params, Recommendation, Sample, Study
 from studies.engine.findings import estimate
 from studies.engine.performance import Estimates
 
@@ -544,6 +544,14 @@ STUDY = Study(
     claims=CLAIMS,
     estimator_methods={f"{name}{side}": f"f1_ci:{name}" for name in (*APPROXIMATE, *ONE_DESIGN)
                        for side in ("", "-losci")},
+    recommendations=(
+        Recommendation(
+            "Use the approximate F1 intervals (logit-delta, beta-posterior, bootstrap) only "
+            "where the test sample holds many relevant documents: near nominal there on "
+            "average, not in every cell, and not for certification.",
+            ("logit-delta-near-nominal-on-average-with-many-relevant",
+             "posterior-and-bootstrap-near-nominal-with-many-relevant")),
+    ),
     figures=FIGURES,
     findings=findings,
 )

@@ -60,7 +60,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from studies.engine.claims import Claim
-from studies.engine.design import Figure, Grid, Params, Sample, Study
+from studies.engine.design import Figure, Grid, Params, Recommendation, Sample, Study
 from studies.suite.coverage_f1 import (
     CLAIMS,
     CLOPPER_PEARSON,
@@ -320,6 +320,20 @@ STUDY = Study(
     claims=EXACT_CLAIMS,
     estimator_methods={f"{name}{side}": f"f1_ci:{name}" for name in EXACT_METHODS
                        for side in ("", "-losci")},
+    recommendations=(
+        Recommendation(
+            "Certify F1 from a simple random test sample with jaccard-clopper-pearson (its "
+            "lower one-sided bound): it never covers below nominal, and it is not needlessly "
+            "conservative.",
+            ("clopper-pearson-never-below-nominal",
+             "jaccard-clopper-pearson-not-needlessly-conservative")),
+        Recommendation(
+            "Certify F1 from a stratified test sample with segments-clopper-pearson, or "
+            "segments-hypergeometric when the segments' sizes are known: neither covers below "
+            "nominal.",
+            ("segments-clopper-pearson-conservative",
+             "segments-hypergeometric-never-below-nominal")),
+    ),
     figures=FIGURES,
     findings=findings,
 )

@@ -125,7 +125,7 @@ from scipy import stats
 from estimators import PROPORTION_METHODS, proportion_ci
 from studies.engine import CellResult, GroupSummary, PackedGroup, StudyResult
 from studies.engine.claims import Claim
-from studies.engine.design import Figure, Grid, Method, Params, Study
+from studies.engine.design import Figure, Grid, Method, Params, Recommendation, Study
 from studies.engine.performance import Estimates
 from studies.suite.binomial_coverage import enumerate_outcomes, generate, truth
 
@@ -763,6 +763,16 @@ STUDY = Study(
     summary=GroupSummary(part=summary_share, table=summary_table),
     claims=CLAIMS,
     estimator_methods={name: f"proportion_ci:{name}" for name in PROPORTION_METHODS},
+    recommendations=(
+        Recommendation(
+            "For a proportion's interval or bound that must hold, use Clopper-Pearson (the "
+            "default): never below nominal, and no more than needed from n = 30.",
+            ("clopper-pearson-conservative", "guaranteed-intervals-not-needlessly-conservative")),
+        Recommendation(
+            "Where near nominal on average is enough, Wilson or Jeffreys: within 1 point of "
+            "nominal from n = 10, two-sided and one-sided.",
+            ("wilson-jeffreys-mean-near-nominal", "wilson-jeffreys-one-sided-mean-near-nominal")),
+    ),
     figures=FIGURES,
     findings=findings,
 )

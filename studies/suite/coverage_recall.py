@@ -68,7 +68,7 @@ from scipy import special, stats
 from estimators import RECALL_METHODS_BY_DESIGN, recall_ci
 from studies.engine import StudyResult
 from studies.engine.claims import Claim
-from studies.engine.design import Figure, Grid, Method, Params, Sample, Study
+from studies.engine.design import Figure, Grid, Method, Params, Recommendation, Sample, Study
 from studies.engine.findings import extreme
 from studies.engine.performance import Estimates
 
@@ -357,6 +357,13 @@ STUDY = Study(
                           for name in SRS_METHODS for suffix in _SIDES},
                        **{f"{name}{suffix}": f"recall_ci:stratified-{name}"
                           for name in STRATIFIED_METHODS for suffix in _SIDES}},
+    recommendations=(
+        Recommendation(
+            "Certify recall from a simple random sample with clopper-pearson on the relevant "
+            "documents, and from a stratified sample with the segments' bounds (segments-"
+            "hypergeometric when the segments' sizes are known): never below nominal.",
+            ("srs-clopper-pearson-never-below-nominal", "segments-never-below-nominal")),
+    ),
     figures=FIGURES,
     findings=findings,
 )

@@ -92,7 +92,7 @@ from estimators._planning_request import _request
 from estimators._size_search import _beyond, _doubling, _limit
 from estimators.assurance import Conditional, CountLaw
 from studies.engine.claims import Claim
-from studies.engine.design import Figure, Grid, Params, Sample, Study
+from studies.engine.design import Figure, Grid, Params, Recommendation, Sample, Study
 from studies.engine.findings import versus_paper
 from studies.engine.performance import Estimates
 
@@ -821,6 +821,12 @@ STUDY = Study(
     parameter_space=(0.0, 1.0),
     claims=CLAIMS,
     estimator_methods={method: "certification_sample_size:srs" for method in METHODS},
+    recommendations=(
+        Recommendation(
+            "Plan an accuracy certification with the exact planner (certification_sample_size):"
+            " its plans deliver their power and are the least size that does.",
+            ("accuracy-plans-deliver-their-power", "plans-are-the-least-size-reaching-the-power")),
+    ),
     figures=FIGURES,
     summary=summary_table,
     findings=findings,
