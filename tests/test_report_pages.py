@@ -9,6 +9,7 @@ import math
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from estimators import f1_ci
@@ -393,3 +394,13 @@ def test_a_recommendation_is_shown_only_while_its_claims_hold(tmp_path):
         shown, withheld = page.split("Withheld on this run")
         assert advice not in shown
         assert advice in withheld and "clopper-pearson-never-below-nominal FAILS" in withheld
+
+
+def test_the_worst_coverage_keeps_its_cell_where_no_condition_places_it(tmp_path):
+    from studies.report.pages import _method_rows
+
+    result = run([BINOMIAL], grid=SMALL, rng=1, workers=1)[BINOMIAL.name]
+    bands = pd.DataFrame({"method": ["wald"], "min coverage": [0.5]})  # no design, no n
+    (row,) = _method_rows(["wald"], [], bands, result)
+    assert re.fullmatch(r"lowest coverage \S+ \(exact\) at n=\d+, p=\S+, "
+                        r"confidence_level=0.95 \(nominal 0.95\)", row["worst"]), row["worst"]

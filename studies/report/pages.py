@@ -65,6 +65,7 @@ from studies.engine.findings import (
     NOT_REPRODUCED,
     PAPER_OUTCOMES,
     claim_finding,
+    extreme,
     paper_outcomes,
 )
 from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
@@ -1039,7 +1040,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
             "path": "exact" if study.enumerate_outcomes is not None else "monte-carlo",
             "version": study.version,
             "methods": _method_rows(list(dict.fromkeys(results["method"])) if len(results)
-                                    else [], verdicts, bands)}
+                                    else [], verdicts, bands, result)}
 
 
 def _failing_value(verdict: Verdict, method: str) -> str:
@@ -1057,12 +1058,14 @@ def _failing_value(verdict: Verdict, method: str) -> str:
 
 
 def _method_rows(methods: Sequence[str], verdicts: Sequence[Verdict],
-                 bands: pd.DataFrame) -> list[dict[str, Any]]:
+                 bands: pd.DataFrame, result: StudyResult) -> list[dict[str, Any]]:
     """Each method's claims (status, name) and its worst value against its bound or nominal.
 
     The worst value: where a claim about the method fails, its value that breaks it most;
     else its lowest coverage over the conditions of the coverage table (95%, two-sided)
-    against the nominal 0.95; else the value of a claim about it nearest the claim's bound.
+    against the nominal 0.95, where it lies (the cell itself, read from ``result``, when the
+    table has no condition that places it); else the value of a claim about it nearest the
+    claim's bound.
     """
     rows = []
     for method in methods:
@@ -1075,8 +1078,13 @@ def _method_rows(methods: Sequence[str], verdicts: Sequence[Verdict],
             low = mine.loc[mine["min coverage"].idxmin()]
             where = ", ".join(f"{k}={low[k]}" for k in mine.columns
                               if k in (*_BAND_KEYS, "n", "n band"))
-            worst = (f"lowest coverage {_text(float(low['min coverage']))} at {where} "
-                     f"(nominal 0.95)")
+            if where:
+                worst = (f"lowest coverage {_text(float(low['min coverage']))} at {where} "
+                         f"(nominal 0.95)")
+            else:  # no condition places it: the cell itself (a study of a few cells)
+                query = _bands_query(set(result.parameters))
+                worst = (f"lowest coverage "
+                         f"{extreme(result, method, 'coverage', where=query)} (nominal 0.95)")
             shade = "under-covers" if low["min coverage"] < 0.95 - BAND_MARGIN else \
                 "meets-nominal"
         if not worst:
