@@ -404,3 +404,10 @@ def test_the_worst_coverage_keeps_its_cell_where_no_condition_places_it(tmp_path
     (row,) = _method_rows(["wald"], [], bands, result)
     assert re.fullmatch(r"lowest coverage \S+ \(exact\) at n=\d+, p=\S+, "
                         r"confidence_level=0.95 \(nominal 0.95\)", row["worst"]), row["worst"]
+
+
+def test_tested_names_the_methods_that_ran_and_those_that_did_not(tmp_path):
+    study = dataclasses.replace(BINOMIAL, applies=lambda method, params: method != "wald")
+    _report(study, tmp_path / "run")
+    page = (tmp_path / "run" / "binomial_coverage.md").read_text()
+    assert "of the methods wilson (not run on this grid: wald)." in page

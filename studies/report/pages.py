@@ -809,12 +809,21 @@ def _write(path: Path, text: str, written: dict[str, str]) -> None:
 
 
 def _tested(study: Study, result: StudyResult, meta: Mapping[str, Any]) -> str:
-    """What the page tested, in one line: cells, grid parameters, path, replicates."""
+    """What the page tested, in one line: cells, grid parameters, path, replicates, and the
+    methods that ran (and those of the study that did not, on this grid)."""
     grid = meta.get("grids", {}).get(study.name, {})
     cells = len(result.cells) + sum(g.size for g in result.groups)
     parameters = " x ".join(f"{len(v)} {k}" for k, v in grid.get("parameters", {}).items()
                             if len(v) > 1) or "one cell"
-    methods = ", ".join(study.methods)
+    ran = {m for c in result.cells for m in c.performance} | {
+        m for g in result.groups for m in g.values}
+    methods = ", ".join(m for m in study.methods if m in ran) or "none"
+    others = sorted(ran - set(study.methods))  # a user's methods, run beside the study's
+    if others:
+        methods += ", " + ", ".join(others)
+    left = [m for m in study.methods if m not in ran]
+    if left:
+        methods += f" (not run on this grid: {', '.join(left)})"
     if study.enumerate_outcomes is not None:
         how = "exact: every outcome enumerated with its probability, no Monte Carlo error"
     else:
