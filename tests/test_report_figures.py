@@ -359,3 +359,15 @@ def test_a_run_whose_method_left_a_figure_nothing_to_draw_still_writes_its_verdi
     page = (tmp_path / "run" / "mean_bias.html").read_text()
     assert "Not drawn from this run:" in page and "median-biased-for-skewed-data" in page
     assert published.verdicts["mean_bias"] and (tmp_path / "run" / "summary.md").is_file()
+
+
+def test_a_figure_whose_every_value_is_the_same_is_left_out_with_a_line():
+    from studies.report.figures import _informative
+
+    study = get_study("binomial_coverage")
+    figure = study.figures[0]
+    flat = pd.DataFrame({"value": [1.0, 1.0, 1.0], "method": ["wald", "wilson", "wald"]})
+    with pytest.raises(ValueError, match=r"is left out: every value it would draw is 1 on "
+                                         r"this grid$"):
+        _informative(flat, figure, study)
+    _informative(flat.assign(value=[1.0, 0.9, 1.0]), figure, study)  # something to see

@@ -128,6 +128,7 @@ def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
                 options.pop(name, None)
         else:
             rows = figure_rows(figure, study, result)
+            _informative(rows, figure, study)
         title = _wrap(options.pop("title", None) or _title(figure, study))
         if figure.kind in _COLOURED:
             options.setdefault("colours", method_colours())
@@ -147,6 +148,16 @@ def draw(figure: Figure, study: Study, result: StudyResult, *, figure_id: str,
         raise ValueError(f"{_name(figure, study)} cannot be drawn: {_first_line(error)}"
                          ) from error
     raise ValueError(f"{_name(figure, study)} has an unknown kind {figure.kind!r}.")
+
+
+def _informative(rows: pd.DataFrame, figure: Figure, study: Study) -> None:
+    """A figure whose every value is the same carries nothing a reader can see on this grid:
+    it is left out, with a line saying so (`_Selection`), rather than drawn flat."""
+    values = pd.to_numeric(rows["value"], errors="coerce").dropna()
+    if len(values) > 1 and float(values.max() - values.min()) <= 1e-12 * max(
+            1.0, float(values.abs().max())):
+        raise _Selection(f"{_name(figure, study)} is left out: every value it would draw is "
+                         f"{float(values.iloc[0]):.4g} on this grid")
 
 
 @functools.cache
