@@ -49,7 +49,7 @@ def _pages(run: Path) -> list[str]:
 
 
 # The pages whose screenshots the README shows (saved in reports/screenshots/ by the test).
-SHOWN = ("index", "coverage_f1", "power_calibration")
+SHOWN = ("index", "coverage_f1", "coverage_f1_exact", "power_calibration")
 
 
 def test_every_page_reads_at_1280_px_with_its_contents_resolving(browser, quick_run):
@@ -64,6 +64,11 @@ def test_every_page_reads_at_1280_px_with_its_contents_resolving(browser, quick_
         width = page.evaluate("document.documentElement.scrollWidth")
         svgs = page.eval_on_selector_all(
             "figure svg", "els => els.map(e => e.getBoundingClientRect().width)")
+        # each figure as wide as the column it stands in
+        column = page.evaluate("document.body.clientWidth")
+        fill = page.eval_on_selector_all(
+            "figure svg", "els => els.map(e => e.getBoundingClientRect().width"
+                          " / e.parentElement.getBoundingClientRect().width)")
         images = page.eval_on_selector_all(
             "img", "els => els.map(e => e.complete && e.naturalWidth > 0)")
         links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
@@ -80,6 +85,8 @@ def test_every_page_reads_at_1280_px_with_its_contents_resolving(browser, quick_
         assert all(images), name
         if name != "index":
             assert svgs and all(width > 100 for width in svgs), name
+            assert all(share > 0.99 for share in fill), (name, fill)
+            assert all(width > 0.8 * column for width in svgs), (name, svgs, column)
         assert missing == [], (name, missing)
         for link in links:
             target = Path(urlparse(link).path)

@@ -177,7 +177,7 @@ th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .over-covers{background:#fcf8e3}.meets-nominal{background:#dff0d8}
 code{background:#f5f5f5;padding:0 0.2rem;overflow-wrap:anywhere}
 figure{margin:1rem 0}figcaption{font-size:0.9rem;color:#333;max-width:50rem}
-figure svg{max-width:100%;height:auto}dt{font-weight:bold}dd{margin:0 0 0.4rem 1.5rem}
+figure svg{width:100%;height:auto}dt{font-weight:bold}dd{margin:0 0 0.4rem 1.5rem}
 .prov td:first-child{white-space:nowrap}.prov td{overflow-wrap:anywhere}
 nav.toc{font-size:0.9rem;margin:1rem 0}nav.toc a{margin-right:0.9rem;white-space:nowrap}
 details>summary{cursor:pointer;color:#124;margin:0.4rem 0}
