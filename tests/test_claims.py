@@ -63,6 +63,10 @@ def test_exact_values_are_compared_up_to_the_exact_tolerance():
     assert _verdict(below, [0.5, 0.9]).status == HOLDS
     assert _verdict(below, [0.5, 0.91]).status == FAILS
     assert below.condition == "coverage <= 0.95 - 0.05"
+    # a measure that a helper method carries for another quantity is named for what it is
+    ratio = Claim("r", "", ("ratio",), "bias", "at_most", 0.0, resolution=0.02,
+                  quantity="variance ratio less 1")
+    assert ratio.condition == "variance ratio less 1 <= 0.0" and ratio.label != ratio.measure
 
 
 def test_an_undefined_value_breaks_a_claim_and_an_empty_region_is_not_run():

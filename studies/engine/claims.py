@@ -185,6 +185,10 @@ class Claim:
         The claim states an identity that holds in every replicate (a policy's saving over
         itself is 0): its Monte Carlo values are compared as exact values, within
         ``exact_tolerance``, whatever their MCSE, and need no power.
+    quantity : str
+        What the measure is of these methods, in words, where its name would mislead (a
+        variance ratio less 1 that a helper method carries as its ``bias``): the claim's
+        condition and sentences say it instead of the measure's name. Empty: the name.
     pins : tuple of str
         Which promises of its methods the claim holds them to (`PINS`): ``"validity"``
         (coverage at least nominal, or near it where that is the method's promise; no bias;
@@ -213,6 +217,7 @@ class Claim:
     reference: str = ""
     relative: bool = False
     identity: bool = False
+    quantity: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.reference, str) or self.reference in self.methods:
@@ -270,10 +275,15 @@ class Claim:
         return self.where or "every cell"
 
     @property
+    def label(self) -> str:
+        """What the claim compares, in words: its `quantity`, else its measure's name."""
+        return self.quantity or self.measure
+
+    @property
     def condition(self) -> str:
         """The comparison in symbols, e.g. ``coverage >= confidence_level - 0.01``."""
-        value = f"mean {self.measure} over {', '.join(self.mean_over)}" if self.mean_over \
-            else self.measure
+        value = f"mean {self.label} over {', '.join(self.mean_over)}" if self.mean_over \
+            else self.label
         if self.reference:
             value = (f"({value} / {self.reference}'s - 1)" if self.relative
                      else f"({value} - {self.reference}'s)")
@@ -343,7 +353,7 @@ class Verdict:
         where = ", ".join(f"{c}={row[c]}" for c in params)
         if row["error"]:
             return f"{row['method']} at {where}: raised {row['error']}"
-        return (f"{row['method']} at {where}: {self.claim.measure} {row['value']:.6g} "
+        return (f"{row['method']} at {where}: {self.claim.label} {row['value']:.6g} "
                 f"(bound {row['bound']:.6g}, MCSE {row['mcse']:.2g})")
 
     def to_row(self, study: str) -> dict[str, Any]:

@@ -248,7 +248,7 @@ def claim_finding(verdict: Verdict) -> str:
     else:
         bound = f"{_COMPARISON[claim.comparison]} " \
                 f"{_number(near['bound'], percent=False, digits=3)}"
-    text = (f"{head} Nearest its bound: {near['method']}{where}, {claim.measure} "
+    text = (f"{head} Nearest its bound: {near['method']}{where}, {claim.label} "
             f"{estimate(near['value'], near['mcse'])} against {bound}. {_judged(verdict)}")
     return f"{text} Inconclusive: {verdict.reason}." if status == INCONCLUSIVE else text
 

@@ -1062,7 +1062,7 @@ def _failing_value(verdict: Verdict, method: str) -> str:
     where = ", ".join(f"{c}={row[c]}" for c in params)
     if row["error"]:
         return f"raised {row['error']} at {where}"
-    return (f"{verdict.claim.measure} {_estimate_text(row['value'], row['mcse'])} at {where} "
+    return (f"{verdict.claim.label} {_estimate_text(row['value'], row['mcse'])} at {where} "
             f"(bound {_text(float(row['bound']))})")
 
 

@@ -317,6 +317,7 @@ FIGURES = (
            "assurance promised over the posterior, 0.93.",
            options={"measure": "rejection", "x": "f", "panel_by": "certified",
                     "hue": "prevalence", "methods": ("stratified-plan",), "reference": POWER,
+                    "y_label": "chance of passing at the population",
                     "title": "planning_stratified: chance of passing at the population "
                              "against f, a panel per certified measure, a line per "
                              "prevalence"}),

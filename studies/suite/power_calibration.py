@@ -539,7 +539,8 @@ FIGURES = (
            "are +-1.96 MCSE.",
            where=f"{_ONE_POPULATION} and source == 'unbiased'",
            options={"measure": "conditional_rejection", "x": "r", "panel_by": "f",
-                    "reference": _NOMINAL, "log_x": True}),
+                    "reference": _NOMINAL, "log_x": True,
+                    "y_label": "pass rate among attempts"}),
     Figure("measure_by",
            "The pass rate among attempts by where the labelled sample comes from (unbiased, "
            "pessimistic: F1 understated by 0.05, optimistic: the best of 5), against its "
@@ -548,7 +549,7 @@ FIGURES = (
            where=_ONE_POPULATION,
            options={"measure": "conditional_rejection", "x": "r", "panel_by": "f",
                     "hue": "source", "methods": ("delta",), "reference": _NOMINAL,
-                    "log_x": True}),
+                    "log_x": True, "y_label": "pass rate among attempts"}),
     Figure("measure_by",
            "The attempt rate: the share of samples whose F1 exceeds theta and whose plan is "
            "reachable, against the labelled sample's size, for each f.",

@@ -723,7 +723,8 @@ FIGURES = (
            "falls below the dashed line, the plan under-delivers by that much.",
            where="prevalence == 0.15 and f1 == 0.85",
            options={"measure": "conditional_rejection", "x": "f", "panel_by": "certified",
-                    "hue": "r", "methods": ("clopper-pearson",), "reference": _NOMINAL}),
+                    "hue": "r", "methods": ("clopper-pearson",), "reference": _NOMINAL,
+                    "y_label": "pass rate among attempts"}),
     Figure("measure_by",
            "The share of labelled samples planned from (the target below the posterior "
            "limit), against theta as a fraction of the population's value, by measure "

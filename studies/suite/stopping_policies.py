@@ -861,7 +861,7 @@ FIGURES = (
            where="interval == 'delta'",
            options={"measure": "conditional_rejection", "x": "topic", "hue": "method",
                     "methods": ("first", "blind-oracle", "split-50-50"), "reference": POWER,
-                    "categorical": True}),
+                    "categorical": True, "y_label": "success rate among runs that open"}),
     Figure("measure_by",
            "The total annotation where the box opens (median), by topic, of first, the two "
            "oracles and wait-25; the blind oracle stops at each run's lowest planned cost.",

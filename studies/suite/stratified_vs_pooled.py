@@ -1343,7 +1343,7 @@ CLAIMS = (
           "section 5.5). Not in every cell: where the union's optimum starves the strata of a "
           "smaller set it has more (the findings count those cells).",
           ("ratio-neyman-proportional",), "bias", "at_most", target=0.0, margin=-0.1,
-          resolution=0.02,
+          resolution=0.02, quantity="variance ratio less 1",
           mean_over=("relevant", "submitted", "separation"), pins=("efficiency",)),
     Claim("proportional-variance-at-most-srs-on-average",
           "Proportional allocation's variance is at most that of an SRS of the same size on "
@@ -1351,7 +1351,7 @@ CLAIMS = (
           "Not in every cell: the 2-judgment minimum per stratum and integer allocations make "
           "it larger in some (the findings count them).",
           ("ratio-proportional-srs",), "bias", "at_most", target=0.0, margin=_ROUNDING,
-          resolution=0.02,
+          resolution=0.02, quantity="variance ratio less 1",
           mean_over=("relevant", "submitted", "separation"), pins=("efficiency",)),
     Claim("trec5-variance-at-most-proportional-on-average",
           "TREC-5's allocation (equal shares per stratum) has no more variance than "
@@ -1359,7 +1359,8 @@ CLAIMS = (
           "(exact variances; the quick grid: 17% less, the full grid: 19% less): sampling the "
           "small, mixed strata more pays. Not in every cell (the findings count them).",
           ("ratio-trec5-proportional",), "bias", "at_most", target=0.0, margin=_ROUNDING,
-          resolution=0.02, mean_over=_EVERY_CELL, pins=("efficiency",)),
+          resolution=0.02, mean_over=_EVERY_CELL, pins=("efficiency",),
+          quantity="variance ratio less 1"),
     Claim("normal-interval-undercovers-when-rare",
           "Where relevant documents are rare (topics with at most 80, sets of 250 or more), "
           "the paper's normal interval covers at least 15 points below 95% on average over "
@@ -1378,7 +1379,7 @@ CLAIMS = (
             f"hypergeometric variances, written apart, in every cell (up to rounding): the "
             f"ordering claims above rest on it.",
             (f"scipy-{name}",), "bias", "within", target=0.0, margin=1e-9, reference=name,
-            resolution=1e-6)
+            resolution=1e-6, quantity="variance ratio less 1")
       for name in ("ratio-neyman-proportional", "ratio-proportional-srs")),
     Claim("wald-within-5-points-where-relevant-are-many",
           "Where relevant documents are many (topics with at least 300, sets of 1000 or "
@@ -1405,6 +1406,7 @@ CLAIMS = (
           "law, written apart) within 5% on average over the cells of each run: it draws on "
           "every judged document, no less.",
           ("srs-mse-ratio",), "bias", "within", target=0.0, margin=0.05, resolution=0.1,
+          quantity="MSE over the design variance, less 1",
           mean_over=("relevant", "submitted", "separation"), pins=("efficiency",)),
     Claim("pooled-loses-only-the-unjudged-relevant",
           "The pooled estimate falls short of the true utility by exactly u_a - u_b for each "
@@ -1412,6 +1414,7 @@ CLAIMS = (
           "5.1): with their value added back its squared error is 0. It is the tightest lower "
           "bound the pool allows.",
           ("pooled-plus-unjudged",), "mse", "at_most", target=0.0, margin=1e-9,
+          quantity="squared error once the unjudged relevant documents are added back",
           resolution=1e-6, identity=True, pins=("efficiency",)),
     Claim("mover-wilson-and-korn-graubard-at-most-half-again-jeffreys-width",
           "The MOVER-Wilson and Korn-Graubard intervals are at most 50% wider than the "
@@ -1449,6 +1452,7 @@ FIGURES = (
            "The paper's counts beside ours are in the summary table.",
            where=_SHOWN,
            options={"measure": "rejection", "x": "relevant", "panel_by": "run",
+                    "y_label": "share of replicates in the row",
                     "methods": tuple(f"table2-{c}" for c in (*CATEGORIES, "above-degenerate")),
                     "title": "stratified_vs_pooled: Table 2 rows (share of replicates) "
                              "against relevant, a panel per run (cells with submitted = 1000 "
