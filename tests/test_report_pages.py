@@ -411,3 +411,16 @@ def test_tested_names_the_methods_that_ran_and_those_that_did_not(tmp_path):
     _report(study, tmp_path / "run")
     page = (tmp_path / "run" / "binomial_coverage.md").read_text()
     assert "of the methods wilson (not run on this grid: wald)." in page
+
+
+def test_each_page_answers_the_protocol_items_or_says_not_stated(tmp_path):
+    _report(dataclasses.replace(BINOMIAL, ademp=""), tmp_path / "bare")
+    bare = (tmp_path / "bare" / "binomial_coverage.md").read_text()
+    protocol = bare.split("### As a protocol")[1].split("## Legend")[0]
+    assert "| Aims | not stated |" in protocol and "| Estimands | not stated |" in protocol
+    assert "| Repetitions | none: every outcome is enumerated" in protocol
+    assert "| Random numbers | root seed 1; none drawn (exact) |" in protocol
+    assert "judged here do |" in protocol
+    _report(BINOMIAL, tmp_path / "full")
+    stated = (tmp_path / "full" / "binomial_coverage.md").read_text()
+    assert "| Aims | not stated |" not in stated.split("### As a protocol")[1]

@@ -54,6 +54,7 @@ from numpy.typing import NDArray
 from studies.engine import (
     FAILS,
     HOLDS,
+    INCONCLUSIVE,
     NOT_RUN,
     STATUSES,
     Study,
@@ -79,8 +80,9 @@ from studies.report.tables import Range, claims_table, group_ranges, headline_ta
 from studies.report.tables import summaries as study_summaries
 from studies.suite import SUITE_FALSE_ALARM, claim_false_alarm, study_names
 
-__all__ = ["ADEMP", "LEGEND", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "PageTables", "ademp_sections",
-           "page_tables", "study_figure", "untimed", "write_report"]
+__all__ = ["ADEMP", "LEGEND", "NOT_STATED", "TIDY_CSV_LIMIT", "TIMING_FIELDS", "PageTables",
+           "ademp_sections", "page_tables", "prereg_table", "study_figure", "untimed",
+           "write_report"]
 
 ADEMP: tuple[str, ...] = ("Aims", "Data-generating mechanisms", "Estimands", "Methods",
                           "Performance measures")
@@ -327,6 +329,10 @@ findings</summary><ul>{% for sentence in findings[shown:] %}<li>{{ sentence }}</
 <h2 id="ademp">Design (ADEMP)</h2>
 {% for title, text in ademp %}<h3>{{ title }}</h3>{{ text }}
 {% if title == 'Data-generating mechanisms' %}{{ grid }}{% endif %}{% endfor %}
+<h3 id="protocol">As a protocol</h3>
+<p>The items a simulation protocol answers (after Siepe et al. 2024, ADEMP-PreReg), from the
+study's declaration and this run; "not stated" where the study says nothing.</p>
+{{ prereg }}
 <h2 id="legend">Legend</h2>
 <details><summary>What each column and term means</summary>
 <dl>{% for term, text in legend %}<dt>{{ term }}</dt><dd>{{ text }}</dd>
@@ -724,6 +730,68 @@ def untimed(text: str) -> str:
     return re.sub(rf"^\| ({fields}) \|.*$", "", text, flags=re.M)
 
 
+NOT_STATED = "not stated"
+
+
+def prereg_table(study: Study, verdicts: Sequence[Verdict], tested: str,
+                 prov: Mapping[str, str]) -> pd.DataFrame:
+    """The study as the items of a simulation protocol (after Siepe et al. 2024's
+    ADEMP-PreReg template), each answered from its declaration and this run, or
+    `NOT_STATED` where the study says nothing.
+
+    Columns ``item`` and ``answer``: the aims, data-generating mechanisms, conditions,
+    estimands, methods, performance measures (from the ADEMP sections and the grid), the
+    repetitions and their justification (the claims' power), Monte Carlo errors, failures,
+    the random numbers, the software and environment, and where the code and the claims are.
+    """
+    sections = dict(ademp_sections(study.ademp))
+    decided = [v for v in verdicts if v.status != NOT_RUN]
+    scales = [v.scale for v in decided if v.scale == v.scale]
+    if not verdicts:
+        justified = NOT_STATED + " (the study states no claims)"
+    elif not decided:
+        justified = "no claim is judged on this grid"
+    else:
+        justified = (f"each claim HOLDS only where it detects a deviation of its resolution "
+                     f"with probability 0.95; {sum(v.status != INCONCLUSIVE for v in decided)} "
+                     f"of the {len(decided)} judged here do")
+        if scales and max(scales) > 1.0:
+            justified += (f"; the least served would need {max(scales):.2g} times these "
+                          f"replicates")
+    exact = study.enumerate_outcomes is not None
+    items = [
+        ("Aims", sections.get("Aims", NOT_STATED)),
+        ("Data-generating mechanisms", sections.get("Data-generating mechanisms", NOT_STATED)),
+        ("Conditions (the grid)", tested),
+        ("Estimands", sections.get("Estimands", NOT_STATED)),
+        ("Methods", sections.get("Methods", NOT_STATED)),
+        ("Performance measures", sections.get("Performance measures", NOT_STATED)
+         + f" Measures computed: {', '.join(study.measures)}."),
+        ("Repetitions", "none: every outcome is enumerated with its probability (exact)"
+         if exact else tested.split("Monte Carlo: ")[-1].split(")")[0]
+         if "Monte Carlo: " in tested else NOT_STATED),
+        ("Why that many", justified),
+        ("Monte Carlo error", "exact values: no Monte Carlo error" if exact else
+         "every value with its Monte Carlo standard error (Morris, White & Crowther 2019, "
+         "Table 6); claims allow k x MCSE at a stated false-alarm rate"),
+        ("Failures (a method that raises)", "recorded as that method's error in that cell; a "
+         "claim about the method there fails, and the run goes on"),
+        ("Random numbers", "root seed " + (prov.get("root seed") or NOT_STATED)
+         + ("; every cell draws from a SeedSequence keyed by its parameters, whatever the "
+            "workers" if not exact else "; none drawn (exact)")),
+        ("Hypotheses (claims)", f"{len(study.claims)} claims, each with its verdict on this "
+         "page" if study.claims else NOT_STATED),
+        ("Software", ", ".join(f"{k} {prov[k]}" for k in ("python", "evalcert", "numpy",
+                                                          "scipy", "pandas") if prov.get(k))
+         or NOT_STATED),
+        ("Environment", prov.get("platform") or NOT_STATED),
+        ("Code", f"study {study.name} v{study.version}; reproduce with "
+         f"{prov.get('reproduce with') or NOT_STATED}; git commit "
+         f"{prov.get('git commit') or NOT_STATED}"),
+    ]
+    return pd.DataFrame(items, columns=["item", "answer"])
+
+
 def _provenance(meta: Mapping[str, Any], reproduce: str, state: str) -> dict[str, str]:
     packages = meta.get("packages", {})
     tree = {True: " (uncommitted changes)", False: " (tree clean)", None: " (state unknown)"}
@@ -994,9 +1062,11 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         ("ademp", "Design (ADEMP)", True), ("legend", "Legend", True),
         ("provenance", "Provenance", True)) if shown]
     tested = _tested(study, result, meta)
+    prereg = prereg_table(study, verdicts, tested, prov)
     body = _template(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
         status=worst_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
+        prereg=_html_table(prereg, wide="answer"),
         findings=[Markup(_inline(html.escape(x))) for x in sentences], shown=SHOWN_FINDINGS,
         tested=tested, toc=toc, grid=_html_table(grid),
         claims=_html_table(claims, status_column="status", wide="statement", row_id="anchor"),
@@ -1036,6 +1106,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         md += [f"### {title}", "", text, ""]
         if title == "Data-generating mechanisms":
             md += [_md_table(grid), ""]
+    md += ["### As a protocol", "", _md_table(prereg), ""]
     md += ["## Legend", "", *(f"- **{t}**: {x}" for t, x in LEGEND.items()), "",
            "## Provenance", "", _md_table(pd.DataFrame({"field": list(prov),
                                                           "value": list(prov.values())}))]
