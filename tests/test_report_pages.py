@@ -424,3 +424,26 @@ def test_each_page_answers_the_protocol_items_or_says_not_stated(tmp_path):
     _report(BINOMIAL, tmp_path / "full")
     stated = (tmp_path / "full" / "binomial_coverage.md").read_text()
     assert "| Aims | not stated |" not in stated.split("### As a protocol")[1]
+
+
+def test_a_wide_table_says_that_more_columns_lie_aside_and_opens_with_the_verdicts(tmp_path):
+    _report(BINOMIAL, tmp_path / "run")
+    page = (tmp_path / "run" / "binomial_coverage.html").read_text()
+    claims = page.split('id="claims"')[1]
+    assert '<p class="cue">15 columns: where the table is wider than the page' in claims
+    head = re.search(r"<thead><tr>(.*?)</tr></thead>", claims).group(1)
+    assert head.startswith("<th>status</th><th>claim</th><th>worst</th><th>reason</th>"
+                           "<th>detectable (unit)</th><th>resolution (unit)</th>")
+
+
+def test_a_caption_says_which_of_its_lines_did_not_run(tmp_path):
+    figure = BINOMIAL.figures[0]
+    named = dataclasses.replace(figure, options={**figure.options,
+                                                 "methods": ("wald", "wilson")})
+    study = dataclasses.replace(BINOMIAL, figures=(named,),
+                                applies=lambda method, params: method != "wald")
+    _report(study, tmp_path / "run")
+    page = (tmp_path / "run" / "binomial_coverage.md").read_text()
+    assert f"{figure.caption} (Not run on this grid, so not drawn: wald.)" in page
+    _report(dataclasses.replace(BINOMIAL, figures=(named,)), tmp_path / "all")
+    assert "Not run on this grid" not in (tmp_path / "all" / "binomial_coverage.md").read_text()

@@ -174,7 +174,7 @@ th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .HOLDS{background:#dff0d8}.FAILS{background:#f2dede;font-weight:bold}
 .INCONCLUSIVE{background:#fcefc7;font-weight:bold}
 .NOT-RUN{background:#eee}.under-covers{background:#f2dede}
-.HOLDS-but-not-reproduced{background:#fcefc7}
+.HOLDS-but-not-reproduced{background:#fcefc7}.cue{font-size:0.85rem;color:#555;margin:0.3rem 0}
 .regression{background:#f2dede;font-weight:bold}.improvement{background:#dff0d8}
 .over-covers{background:#fcf8e3}.meets-nominal{background:#dff0d8}
 code{background:#f5f5f5;padding:0 0.2rem;overflow-wrap:anywhere}
@@ -344,6 +344,8 @@ study's declaration and this run; "not stated" where the study says nothing.</p>
 SHOWN_FINDINGS = 6
 # Rows of a table shown before it is folded (the full table is in the study's CSV files).
 FOLDED_ROWS = 25
+# Columns beyond which a table may be wider than the page: it says so above itself.
+WIDE_TABLE = 8
 
 _ENV = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
                    keep_trailing_newline=True)
@@ -447,7 +449,12 @@ def _html_table(frame: pd.DataFrame, *, status_column: str | None = None,
                 kind = ' class="statement"'
             cells.append(f"<td{kind}>{html.escape(_text(value))}</td>")
         rows.append(f"<tr{ids[i]}>" + "".join(cells) + "</tr>")
-    table = (f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>\n'
+    cue = ""
+    if len(frame.columns) > WIDE_TABLE:  # may not fit the page: say that more lies aside
+        last = ", ".join(html.escape(str(c)) for c in frame.columns[-3:])
+        cue = (f'<p class="cue">{len(frame.columns)} columns: where the table is wider than '
+               f"the page, scroll it sideways for the rest (the last: {last}).</p>\n")
+    table = (f'{cue}<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>\n'
              + "\n".join(rows) + "\n</tbody></table></div>")
     if len(frame) > FOLDED_ROWS:
         where = f"; {html.escape(fold)}" if fold else ""
@@ -507,9 +514,10 @@ def _claims_frame(name: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
                             "values failing": table["failing"]})
     table = table.rename(columns={"familywise_error": "familywise error"})
     table.insert(0, "anchor", [f"claim-{c}" for c in table["claim"]])
-    return table[["anchor", "status", "claim", "statement", "kind", "methods", "condition",
-                  "region", "values compared", "values failing", "familywise error", "k",
-                  "detectable (unit)", "resolution (unit)", "worst", "reason"]]
+    # what decided the verdict first (a wide table scrolls; these are seen without scrolling)
+    return table[["anchor", "status", "claim", "worst", "reason", "detectable (unit)",
+                  "resolution (unit)", "statement", "condition", "region", "methods", "kind",
+                  "values compared", "values failing", "familywise error", "k"]]
 
 
 def _results_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -876,6 +884,12 @@ def _write(path: Path, text: str, written: dict[str, str]) -> None:
         hashlib.sha256(data).hexdigest()
 
 
+def _ran(result: StudyResult) -> set[str]:
+    """The methods with results in some cell or group of the run."""
+    return {m for c in result.cells for m in c.performance} | {
+        m for g in result.groups for m in g.values}
+
+
 def _tested(study: Study, result: StudyResult, meta: Mapping[str, Any]) -> str:
     """What the page tested, in one line: cells, grid parameters, path, replicates, and the
     methods that ran (and those of the study that did not, on this grid)."""
@@ -883,8 +897,7 @@ def _tested(study: Study, result: StudyResult, meta: Mapping[str, Any]) -> str:
     cells = len(result.cells) + sum(g.size for g in result.groups)
     parameters = " x ".join(f"{len(v)} {k}" for k, v in grid.get("parameters", {}).items()
                             if len(v) > 1) or "one cell"
-    ran = {m for c in result.cells for m in c.performance} | {
-        m for g in result.groups for m in g.values}
+    ran = _ran(result)
     methods = ", ".join(m for m in study.methods if m in ran) or "none"
     others = sorted(ran - set(study.methods))  # a user's methods, run beside the study's
     if others:
@@ -1028,10 +1041,14 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         drawn = [study_figure(study, result, index, run_dir=run_dir, summary=found)
                  for index in range(1, len(study.figures) + 1)]
     figures = []
+    ran = _ran(result)
     for index, (figure, svg) in enumerate(zip(study.figures, drawn, strict=True), start=1):
         _write(out / "figures" / f"{name}-{index}.svg", svg, written)
         inline = svg[svg.index("<svg"):]  # an XML prolog or doctype is not valid inside HTML
-        figures.append({"svg": Markup(inline), "caption": figure.caption,
+        absent = [m for m in figure.options.get("methods") or () if m not in ran]
+        caption = figure.caption + (f" (Not run on this grid, so not drawn: "
+                                    f"{', '.join(absent)}.)" if absent else "")
+        figures.append({"svg": Markup(inline), "caption": caption,
                         "file": f"figures/{name}-{index}.svg"})
     summary = _readable(pd.DataFrame.from_records(found)) if study.summary else pd.DataFrame()
     claims = _claims_frame(name, verdicts)
