@@ -74,6 +74,13 @@ def test_every_page_reads_at_1280_px_with_its_contents_resolving(browser, quick_
         links = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
         anchors = page.eval_on_selector_all(
             "nav.toc a, a[href*='#']", "els => els.map(e => e.getAttribute('href'))")
+        hidden = page.evaluate(
+            """() => [...document.querySelectorAll('.scroll')]
+                 .filter(box => box.scrollWidth > box.clientWidth + 1)
+                 .filter(box => !(box.previousElementSibling
+                                  && box.previousElementSibling.classList.contains('cue')))
+                 .map(box => box.querySelector('th') ? box.querySelector('th').textContent
+                                                     : '?')""")
         missing = page.evaluate(
             """hrefs => hrefs.filter(h => h.startsWith('#'))
                              .filter(h => !document.getElementById(h.slice(1)))""", anchors)
@@ -82,6 +89,7 @@ def test_every_page_reads_at_1280_px_with_its_contents_resolving(browser, quick_
         page.close()
         assert problems == [], name
         assert width <= 1280, (name, width)
+        assert hidden == [], (name, "a table wider than its box without a cue", hidden)
         assert all(images), name
         if name != "index":
             assert svgs and all(width > 100 for width in svgs), name

@@ -447,3 +447,12 @@ def test_a_caption_says_which_of_its_lines_did_not_run(tmp_path):
     assert f"{figure.caption} (Not run on this grid, so not drawn: wald.)" in page
     _report(dataclasses.replace(BINOMIAL, figures=(named,)), tmp_path / "all")
     assert "Not run on this grid" not in (tmp_path / "all" / "binomial_coverage.md").read_text()
+
+
+def test_a_page_says_what_its_grid_left_out_of_the_declared_ones(tmp_path):
+    _report(BINOMIAL, tmp_path / "run")  # SMALL: n 10, 30 and p 0.1, 0.3, 0.5
+    page = (tmp_path / "run" / "binomial_coverage.md").read_text()
+    (line,) = [t for t in page.splitlines() if t.startswith("Not tested on this grid: ")]
+    full = BINOMIAL.grids["full"].parameters
+    left = [n for n in full["n"] if n not in (10, 30)]
+    assert f"n {', '.join(str(n) for n in left[:8])}" in line and "(the full grid)" in line

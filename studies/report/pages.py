@@ -296,6 +296,7 @@ _STUDY = """
 <section id="summary">
 {{ aim }}
 <p>Tested: {{ tested }}.</p>
+{% if untested %}<p>Not tested on this grid: {{ untested }}.</p>{% endif %}
 <p class="{{ status|replace(' ', '-') }}">Claims: {{ tally }}.</p>
 {% if findings %}<h2>Findings</h2>
 <p>What this run found, every number read from its results (MCSE: Monte Carlo standard
@@ -884,6 +885,22 @@ def _write(path: Path, text: str, written: dict[str, str]) -> None:
         hashlib.sha256(data).hexdigest()
 
 
+def _untested(study: Study, meta: Mapping[str, Any]) -> str:
+    """What the study's declared grids cover and this run's grid does not: each parameter's
+    values left out (and in which grid they are), in words; "" when nothing is."""
+    ran = meta.get("grids", {}).get(study.name, {}).get("parameters", {})
+    found = []
+    for parameter in ran:
+        for grid_name, grid in study.grids.items():
+            mine = {json.dumps(v) for v in ran[parameter]}
+            left = [v for v in grid.parameters.get(parameter, ()) if json.dumps(v) not in mine]
+            if left:
+                shown = ", ".join(_text(v) for v in left[:8]) + (
+                    f" and {len(left) - 8} more" if len(left) > 8 else "")
+                found.append(f"{parameter} {shown} (the {grid_name} grid)")
+    return "; ".join(found)
+
+
 def _ran(result: StudyResult) -> set[str]:
     """The methods with results in some cell or group of the run."""
     return {m for c in result.cells for m in c.performance} | {
@@ -1079,13 +1096,14 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         ("ademp", "Design (ADEMP)", True), ("legend", "Legend", True),
         ("provenance", "Provenance", True)) if shown]
     tested = _tested(study, result, meta)
+    untested = _untested(study, meta)
     prereg = prereg_table(study, verdicts, tested, prov)
     body = _template(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
         status=worst_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
         prereg=_html_table(prereg, wide="answer"),
         findings=[Markup(_inline(html.escape(x))) for x in sentences], shown=SHOWN_FINDINGS,
-        tested=tested, toc=toc, grid=_html_table(grid),
+        tested=tested, untested=untested, toc=toc, grid=_html_table(grid),
         claims=_html_table(claims, status_column="status", wide="statement", row_id="anchor"),
         results=_html_table(results, fold=f"every cell in {name}.csv"),
         figures=figures,
@@ -1101,6 +1119,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     _write(out / f"{name}.html", page, written)
     md = [f"# {name}", "", *([f"This run is {prov['run']}.", ""] if prov["run"] != "complete"
                              else []), _aim(doc), "", f"Tested: {tested}.", "",
+          *([f"Not tested on this grid: {untested}.", ""] if untested else []),
           f"Claims: {tally(verdicts)}.", ""]
     if sentences:
         md += ["## Findings", "", *(f"- {x}" for x in sentences), ""]
