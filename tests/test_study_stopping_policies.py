@@ -275,7 +275,7 @@ def test_generated_plans_are_algorithm_2s():
     i, j = planned[len(planned) // 2]
     plan = certification_sample_size(runs.cv[i, j].tolist(), sp.threshold({"topic": 26}),
                                      power=0.93, draws=1000, max_test_size=int(B - steps[j]),
-                                     rng=int(seeds[i, j]))
+                                     rng=int(seeds[i, j]), interval="delta")
     assert plan.test_size == size[i, j]
     again = sp.generate({"topic": 26, "interval": "delta"}, 2, rng=5)
     for first, second in zip(sample.data, again.data, strict=True):
