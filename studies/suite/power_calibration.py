@@ -107,7 +107,7 @@ from estimators import (
 )
 from studies.engine import StudyResult, mean_over_cells
 from studies.engine.claims import Claim
-from studies.engine.design import Figure, Grid, Params, Sample, Study
+from studies.engine.design import Figure, Grid, Params, Recommendation, Sample, Study
 from studies.engine.findings import REPRODUCED_WITHIN, estimate, versus_paper
 from studies.engine.performance import Estimates, Measure, share_se
 
@@ -643,6 +643,14 @@ STUDY = Study(
     claims=CLAIMS,
     estimator_methods={method: f"confusion_posterior:{posterior}"
                        for method, (_, posterior) in PLANS.items()},
+    recommendations=(
+        Recommendation(
+            "Size an F1 certification test set with Algorithm 2 only from an unbiased labelled "
+            "sample of at least 500 documents of a class that is not rare: there its plans "
+            "deliver their power; an optimistic sample or a rare class leaves them short.",
+            ("pinned-down-plans-deliver-their-power", "optimistic-sample-under-powered",
+             "rare-class-under-sized")),
+    ),
     figures=FIGURES,
     summary=summary_table,
     findings=findings,
