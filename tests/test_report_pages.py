@@ -18,7 +18,7 @@ from studies.engine import Grid, evaluate_claims, results_from_store, run
 from studies.engine.findings import versus_paper
 from studies.report import write_report
 from studies.report.pages import TIMING_FIELDS, ademp_sections, untimed
-from studies.suite import get_study
+from studies.suite import get_study, study_names
 
 BINOMIAL = get_study("binomial_coverage")
 SMALL = Grid({"n": [10, 30], "p": [0.1, 0.3, 0.5], "confidence_level": [0.95]}, n_replicates=2)
@@ -456,3 +456,11 @@ def test_a_page_says_what_its_grid_left_out_of_the_declared_ones(tmp_path):
     full = BINOMIAL.grids["full"].parameters
     left = [n for n in full["n"] if n not in (10, 30)]
     assert f"n {', '.join(str(n) for n in left[:8])}" in line and "(the full grid)" in line
+
+
+@pytest.mark.parametrize("name", study_names())
+def test_every_recommendation_rests_on_claims_its_study_states(name):
+    study = get_study(name)
+    stated = {c.name for c in study.claims}
+    for advice in study.recommendations:
+        assert set(advice.claims) <= stated, (name, advice.advice, set(advice.claims) - stated)

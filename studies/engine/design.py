@@ -344,7 +344,8 @@ class Study:
         named (a peer library's, a helper) pin nothing.
     recommendations : tuple of Recommendation
         Advice its claims support (`Recommendation`): the report opens with the advice whose
-        claims all HOLD on the run, and says which are withheld and why.
+        claims all HOLD on the run, and says which are withheld and why (a claim the study
+        no longer states, as in a copy with fewer claims, withholds it).
     ademp : str
         The study's ADEMP in words: a title line, then sections ``Aims``,
         ``Data-generating mechanisms``, ``Estimands``, ``Methods``, ``Performance measures``
@@ -427,11 +428,6 @@ class Study:
                     f"`grids` of claim {claim.name!r} must name grids of study {self.name} "
                     f"({', '.join(self.grids)}); got {list(claim.grids)}.")
         names = [claim.name for claim in self.claims]
-        for advice in self.recommendations:
-            unknown = sorted(set(advice.claims) - set(names))
-            if unknown:
-                raise ValueError(f"`recommendations` of study {self.name!r} must rest on its "
-                                 f"claims; got {unknown} for {advice.advice!r}.")
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
             raise ValueError(f"`claims` of study {self.name!r} must have distinct names; got "
