@@ -65,9 +65,19 @@ share of 0 or 1 (6 passes in 6 attempts do not make a pass rate certain).
 ``e_i = (t_i - theta)^2``. ``model_se_error`` is a proportion (Morris et al. report it in percent).
 ``K = mean (t_i - t_bar)^4 / (mean (t_i - t_bar)^2)^2`` is the estimates' sample kurtosis: the
 MCSE of ``S`` by the delta method on ``S^2`` without assuming normal estimates, as in the R
-package simhelpers [JP2024]. Morris et al.'s ``S / sqrt(2 (R - 1))`` is its value at ``K = 3``
-(normal estimates); for skewed estimates (an error rate near its floor, a count) it can be
-half the real spread, which would make every comparison of empirical SEs overconfident.
+package simhelpers [JP2024]. At ``K = 3`` (normal estimates) it is ``S / sqrt(2 R)``, where
+Morris et al.'s normal-theory formula has ``S / sqrt(2 (R - 1))``; for skewed estimates (an
+error rate near its floor, a count) the normal-theory value can be half the real spread, which
+would make every comparison of empirical SEs overconfident. ``model_se_error`` takes its
+``S`` term from the same formula.
+
+**Where these MCSEs differ from Table 6, and the option that gives Table 6.** Three MCSEs
+above are not Table 6's: ``empirical_se`` and ``model_se_error`` (the kurtosis, above) and
+every share (Wilson-style ``W``, below, not 0 at a share of 0 or 1). ``mcse="table6"``
+(`performance`) gives Table 6 as printed, the values the R package rsimsum reports:
+``S / sqrt(2 (R - 1))`` for ``empirical_se``, ``(model_se / S) sqrt(var(se^2) /
+(4 R model_se^4) + 1 / (2 (R - 1)))`` for ``model_se_error`` and ``sqrt(c (1 - c) / R)`` for
+a share. The other MCSEs are the same under both.
 
 Two paths share these formulas, each measure written once as expectations over the outcomes.
 The **Monte Carlo path** weights every replicate equally (or by its frequency, when identical
@@ -110,8 +120,9 @@ from numpy.typing import NDArray
 
 from estimators._numeric import row_dots
 
-__all__ = ["MAX_RUNS", "MEASURES", "Estimates", "Measure", "OutcomeLaw", "Performance",
-           "exact_cells", "exact_measures", "exact_performance", "performance", "share_se"]
+__all__ = ["MAX_RUNS", "MCSE_FORMULAS", "MEASURES", "Estimates", "Measure", "OutcomeLaw",
+           "Performance", "exact_cells", "exact_measures", "exact_performance", "performance",
+           "share_se"]
 
 Array = NDArray[np.float64]
 
@@ -121,6 +132,8 @@ MEASURES: tuple[str, ...] = (
     "mean_size", "median_size", "lower_quartile_size", "upper_quartile_size",
     "correct_share", "mean_saving", "conditional_saving",
 )
+# The MCSE formulas `performance` offers: this module's, or Morris et al.'s Table 6 as printed.
+MCSE_FORMULAS: tuple[str, ...] = ("robust", "table6")
 # Which fields of `Estimates` each measure needs.
 _NEEDS: dict[str, tuple[str, ...]] = {
     "bias": ("estimate",),
@@ -305,6 +318,7 @@ class _Weights:
 
     w: Array
     n: int | None
+    table6: bool = False
 
     def mean(self, x: NDArray[Any]) -> float:
         # np.sum, not np.dot: BLAS splits a long dot product over its threads, and the rounding
@@ -353,9 +367,12 @@ class _Weights:
         return self.mean(square * square) / second**2 if second > 0 else math.nan
 
     def se_of_sd(self, x: NDArray[Any]) -> float:
-        """The MCSE of ``S``: ``S sqrt((K - 1) / (4 R))`` (0 on the exact path) [JP2024]."""
+        """The MCSE of ``S``: ``S sqrt((K - 1) / (4 R))`` [JP2024], or Table 6's
+        ``S / sqrt(2 (R - 1))`` (0 on the exact path)."""
         if self.n is None:
             return 0.0
+        if self.table6:
+            return math.sqrt(self.var(x) / (2.0 * (self.n - 1)))
         kurtosis = self.kurtosis(x)
         # K >= 1 always (K = 1 for two equally likely values); rounding can land just below
         return math.sqrt(self.var(x) * max(kurtosis - 1.0, 0.0) / (4.0 * self.n)) \
@@ -364,8 +381,16 @@ class _Weights:
     def se_of_mean(self, x: NDArray[Any]) -> float:
         return 0.0 if self.n is None else math.sqrt(self.var(x) / self.n)
 
-    def se_of_proportion(self, share: float) -> float:
-        return 0.0 if self.n is None else share_se(share, self.n)
+    def se_of_proportion(self, share: float, count: float | None = None) -> float:
+        """The MCSE of a share of ``count`` replicates (default ``R``): ``W``, or Table 6's
+        ``sqrt(c (1 - c) / R)``."""
+        if self.n is None:
+            return 0.0
+        count = self.n if count is None else count
+        if self.table6:
+            share = min(max(share, 0.0), 1.0)
+            return math.sqrt(share * (1.0 - share) / count)
+        return share_se(share, count)
 
 
 class _Cells:
@@ -576,7 +601,7 @@ def _test_mcse(values: Mapping[str, float], wt: _Weights) -> dict[str, float]:
     elif tested * wt.n < 2:  # one test cannot estimate its own spread: undefined, not 0
         spread = math.nan
     else:
-        spread = share_se(values["conditional_rejection"], tested * wt.n)
+        spread = wt.se_of_proportion(values["conditional_rejection"], tested * wt.n)
     return {"tested": wt.se_of_proportion(tested),
             "rejection": wt.se_of_proportion(values["rejection"]),
             "conditional_rejection": spread}
@@ -619,7 +644,7 @@ def _defined_mean_se(x: Array, defined: NDArray[np.bool_], mean: float, wt: _Wei
     return math.nan if count < 2 else math.sqrt(variance / (count - 1))
 
 
-def _weights(size: int, frequency: Any, probability: Any) -> _Weights:
+def _weights(size: int, frequency: Any, probability: Any, table6: bool = False) -> _Weights:
     if frequency is not None and probability is not None:
         raise ValueError("`frequency` and `probability` must not both be given; got both.")
     if probability is not None:
@@ -635,7 +660,7 @@ def _weights(size: int, frequency: Any, probability: Any) -> _Weights:
     total = int(f.sum())
     if total < 2:
         raise ValueError(f"the number of replicates must be at least 2; got {total}.")
-    return _Weights(f / total, total)
+    return _Weights(f / total, total, table6)
 
 
 def _checked(measures: Iterable[str], estimates: Estimates
@@ -659,6 +684,7 @@ def performance(
     frequency: Any = None,
     probability: Any = None,
     measures: Iterable[str] = MEASURES,
+    mcse: str = "robust",
 ) -> Performance:
     """Performance measures of one method in one cell, with their MCSE ([MWC2019] Table 6).
 
@@ -677,6 +703,11 @@ def performance(
         then 0 and ``n_replicates`` is None.
     measures : iterable of str
         Which measures to compute (those whose inputs are missing are skipped).
+    mcse : {"robust", "table6"}
+        ``"robust"`` (default): the MCSEs of the module docstring (the empirical SE's by the
+        sample kurtosis, shares' Wilson-style). ``"table6"``: Morris et al.'s Table 6 as
+        printed (normal-theory empirical SE, ``sqrt(c (1 - c) / R)`` for a share), as rsimsum
+        reports them.
 
     Returns
     -------
@@ -686,7 +717,7 @@ def performance(
     ------
     ValueError
         If a measure name is unknown, the arrays disagree in length, both ``frequency`` and
-        ``probability`` are given, or there are fewer than 2 replicates.
+        ``probability`` are given, there are fewer than 2 replicates, or ``mcse`` is unknown.
 
     References
     ----------
@@ -701,14 +732,16 @@ def performance(
     >>> round(perf["bias"].value, 3), round(perf["bias"].mcse, 4)
     (0.05, 0.0645)
     """
+    if mcse not in MCSE_FORMULAS:
+        raise ValueError(f"`mcse` must be one of {MCSE_FORMULAS}; got {mcse!r}.")
     wanted, arrays = _checked(measures, estimates)
     size = next(iter(arrays.values())).shape[0]
-    wt = _weights(size, frequency, probability)
+    wt = _weights(size, frequency, probability, mcse == "table6")
     est = Estimates(**arrays)
     theta = float(true_value)
     values = {name: float(value) for name, value in _values(est, theta, wt).items()}
-    mcse = _mcse(est, theta, values, wt)
-    ordered = {name: Measure(values[name], mcse[name])
+    errors = _mcse(est, theta, values, wt)
+    ordered = {name: Measure(values[name], errors[name])
                for name in MEASURES if name in wanted and name in values}
     return Performance(measures=ordered, n_replicates=wt.n)
 
@@ -842,6 +875,11 @@ def exact_performance(
         `OutcomeLaw` when several methods share it (checked and summed once).
     measures : iterable of str
         Which measures to compute (those whose inputs are missing are skipped).
+    mcse : {"robust", "table6"}
+        ``"robust"`` (default): the MCSEs of the module docstring (the empirical SE's by the
+        sample kurtosis, shares' Wilson-style). ``"table6"``: Morris et al.'s Table 6 as
+        printed (normal-theory empirical SE, ``sqrt(c (1 - c) / R)`` for a share), as rsimsum
+        reports them.
 
     Returns
     -------
