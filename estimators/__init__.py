@@ -46,7 +46,12 @@ from estimators.proportion import (
     ProportionEstimate,
     proportion_ci,
 )
-from estimators.recall import RECALL_METHODS_BY_DESIGN, recall_ci, recall_from_segments
+from estimators.recall import (
+    RECALL_METHODS_BY_DESIGN,
+    recall_ci,
+    recall_estimate,
+    recall_from_segments,
+)
 from estimators.sampling import (
     ALLOCATION_METHODS,
     STRATIFIED_METHODS,
@@ -109,6 +114,7 @@ __all__ = [
     "pooled_estimate",
     "proportion_ci",
     "recall_ci",
+    "recall_estimate",
     "recall_from_segments",
     "srs_estimate",
     "stratified_proportion",

@@ -9,7 +9,9 @@ cost of certified text classification", CIKM, section 4 and Appendix A):
 ``design="stratified"``
     The retrieved segment (classified relevant, ``n1 = tp + fp`` sampled) and the unretrieved
     segment (``n0 = fn + tn`` sampled) are sampled independently, with the segments' population
-    sizes ``(N1, N0)`` known (Appendix A). Optionally the finite-population factor
+    sizes ``(N1, N0)`` known (Appendix A): ``population_sizes=(N1, N0)`` is required, or
+    ``population_sizes="sample"``, the explicit choice of the sample's own retrieved share
+    ``n1 / n`` for ``N1 / (N1 + N0)``. Optionally the finite-population factor
     ``1 - n_h / N_h`` is applied to each segment's variance.
 
 Notation: ``R1`` is the proportion relevant in the retrieved segment, ``R0`` in the unretrieved
@@ -31,7 +33,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -69,6 +71,15 @@ F1_METHODS_BY_DESIGN: dict[str, tuple[str, ...]] = {
 DEFAULT_DRAWS = 10_000
 _BELOW_ONE = float(np.nextafter(1.0, 0.0))
 _COUNT_NAMES = ("tp", "fp", "fn", "tn")
+# `population_sizes` with design="stratified": the segments' sizes (N1, N0) or this marker,
+# the sample's own retrieved share standing for theirs (one rule for f1 and recall)
+SAMPLE_SHARE: Literal["sample"] = "sample"
+Sizes = tuple[IntArray, IntArray] | Literal["sample"] | None
+_SIZES_NEEDED = ("`population_sizes` must be the segments' sizes (N1, N0), or 'sample' for "
+                 "the sample's retrieved share n1 / (n1 + n0) to stand for N1 / (N1 + N0), "
+                 "with design='stratified'; got {}.")
+_SIZES_KNOWN = ("`population_sizes` must be the segments' sizes (N1, N0) with {} (the "
+                "segments' finite populations); got 'sample'.")
 
 
 def f1_from_segments(q: Array, r1: Array, r0: Array) -> Array:
@@ -133,9 +144,10 @@ class F1Estimate:
         Test-sample counts (broadcast to one shape).
     design : {"srs", "stratified"}
         Sampling design of the test sample (module docstring).
-    population_sizes : tuple of numpy.ndarray or None
-        ``(N1, N0)``, the population sizes of the retrieved and unretrieved segments
-        (stratified design only; ``None`` means "use the sample's retrieved share").
+    population_sizes : tuple of numpy.ndarray, "sample" or None
+        Stratified design: ``(N1, N0)``, the population sizes of the retrieved and
+        unretrieved segments, or ``"sample"``: the sample's retrieved share ``n1 / n`` stands
+        for ``N1 / (N1 + N0)``. ``None`` under simple random sampling.
     finite_population : bool
         Apply the finite-population factor ``1 - n_h / N_h`` (stratified design only).
     """
@@ -145,7 +157,7 @@ class F1Estimate:
     fn: IntArray
     tn: IntArray
     design: str = "srs"
-    population_sizes: tuple[IntArray, IntArray] | None = None
+    population_sizes: Sizes = None
     finite_population: bool = False
 
     def __post_init__(self) -> None:
@@ -162,9 +174,8 @@ class F1Estimate:
             raise ValueError(
                 f"`tp`, `fp`, `fn`, `tn` must broadcast together; got shapes {shapes}."
             ) from None
-        sizes = None
-        if self.population_sizes is not None or finite:
-            sizes = _population_sizes(self.population_sizes, design, counts)
+        sizes = _population_sizes(self.population_sizes, design, bool(finite), counts)
+        if isinstance(sizes, tuple):
             shape = np.broadcast_shapes(counts[0].shape, sizes[0].shape, sizes[1].shape)
             counts = [np.broadcast_to(c, shape) for c in counts]
             sizes = (np.broadcast_to(sizes[0], shape), np.broadcast_to(sizes[1], shape))
@@ -184,7 +195,7 @@ class F1Estimate:
     @property
     def retrieved_share(self) -> Array:
         """``q``: ``N1 / (N1 + N0)`` if population sizes are known, else ``n1 / n``."""
-        if self.population_sizes is not None:
+        if isinstance(self.population_sizes, tuple):
             n1, n0 = (s.astype(np.float64) for s in self.population_sizes)
         else:
             n1 = (self.tp + self.fp).astype(np.float64)
@@ -217,7 +228,7 @@ class F1Estimate:
             var = _srs_variance(*(c.astype(np.float64) for c in (self.tp, self.fp, self.fn)))
             return np.where(np.isnan(self._point()), np.nan, var)
         q, r1, r0 = self._segments()
-        sizes = self.population_sizes or (None, None)
+        sizes = self._sizes
         var_r1 = _segment_variance(r1, (self.tp + self.fp).astype(np.float64), sizes[0],
                                    self.finite_population)
         var_r0 = _segment_variance(r0, (self.fn + self.tn).astype(np.float64), sizes[1],
@@ -225,6 +236,12 @@ class F1Estimate:
         var_r1 = np.where(q == 0.0, 0.0, var_r1)
         var_r0 = np.where(q == 1.0, 0.0, var_r0)
         return _stratified_variance(q, r1, r0, var_r1, var_r0)
+
+    @property
+    def _sizes(self) -> tuple[IntArray, IntArray] | tuple[None, None]:
+        """``(N1, N0)`` where the segments' sizes are known, else ``(None, None)``."""
+        return self.population_sizes if isinstance(self.population_sizes, tuple) else (None,
+                                                                                        None)
 
     @property
     def variance(self) -> Bound:
@@ -304,10 +321,8 @@ class F1Estimate:
             valid = ", ".join(F1_METHODS_BY_DESIGN[self.design])
             raise ValueError(f"`method` must be one of {valid} for design={self.design!r}; got "
                              f"{method!r}.")
-        if method == "segments-hypergeometric" and self.population_sizes is None:
-            raise ValueError("`population_sizes` must be given with "
-                             "method='segments-hypergeometric' (the segments' sizes N1, N0 are "
-                             "the finite populations of its exact bounds); got None.")
+        if method == "segments-hypergeometric" and self.population_sizes == SAMPLE_SHARE:
+            raise ValueError(_SIZES_KNOWN.format("method='segments-hypergeometric'"))
         tails = [(1.0 - level) / 2.0 if side == "two-sided" else 1.0 - level for side in sides]
         if method in _EXACT:
             bounds = [_EXACT[method](self, level, side) for side in sides]
@@ -401,7 +416,7 @@ def _beta_posterior_draws(est: F1Estimate, rng: np.random.Generator, draws: int)
     shape = (draws, *est.tp.shape)
     r1 = rng.beta(0.5 + est.tp, 0.5 + est.fp, size=shape)
     r0 = rng.beta(0.5 + est.fn, 0.5 + est.tn, size=shape)
-    if est.finite_population and est.population_sizes is not None:
+    if est.finite_population and isinstance(est.population_sizes, tuple):
         big1, big0 = est.population_sizes
         n1, n0 = est.tp + est.fp, est.fn + est.tn
         r1 = ratio(est.tp + rng.binomial(big1 - n1, r1), big1.astype(np.float64))
@@ -599,7 +614,7 @@ def _segments_bounds(est: F1Estimate, level: float, alternative: str, *,
     q, _, _ = est._segments()
     sizes: tuple[IntArray | None, IntArray | None] = (None, None)
     if proportion_method == "hypergeometric":
-        assert est.population_sizes is not None  # checked by confidence_interval
+        assert isinstance(est.population_sizes, tuple)  # checked by confidence_interval
         sizes = est.population_sizes
     # F1's lower bound needs R1's lower and R0's upper bound, its upper bound the others
     need_low, need_high = alternative != "less", alternative != "greater"
@@ -674,7 +689,7 @@ def f1_estimate(
     tn: Any,
     *,
     design: str = "srs",
-    population_sizes: tuple[Any, Any] | None = None,
+    population_sizes: tuple[Any, Any] | Literal["sample"] | None = None,
     finite_population: bool = False,
 ) -> F1Estimate:
     """Validate test-sample counts and return an :class:`F1Estimate`.
@@ -685,40 +700,77 @@ def f1_estimate(
         Test-sample counts; broadcast together.
     design : {"srs", "stratified"}
         Sampling design (module docstring).
-    population_sizes : (N1, N0), optional
-        Population sizes of the retrieved and unretrieved segments; stratified design only.
-        ``None``: the retrieved share is the sample's ``n1 / n``.
+    population_sizes : (N1, N0) or "sample", optional
+        Required with ``design="stratified"``, refused with ``"srs"``. ``(N1, N0)``: the
+        population sizes of the retrieved and unretrieved segments, each an int or an array
+        broadcast with the counts, at least its segment's sample (``N1 >= tp + fp``,
+        ``N0 >= fn + tn``), not both 0; they weigh the segments by the retrieved share
+        ``q = N1 / (N1 + N0)``. ``"sample"``: the sample's own retrieved share
+        ``n1 / (n1 + n0)`` stands for ``q``, an explicit choice, as when the segments were
+        sampled in proportion to their sizes (not with ``finite_population=True`` nor
+        ``method="segments-hypergeometric"``, which need the sizes).
     finite_population : bool
-        Apply ``1 - n_h / N_h`` to each segment's variance (requires ``population_sizes``).
+        Apply ``1 - n_h / N_h`` to each segment's variance (requires the sizes
+        ``(N1, N0)``).
 
     Returns
     -------
     F1Estimate
+
+    Raises
+    ------
+    TypeError
+        If a count is not numeric or ``finite_population`` not a bool.
+    ValueError
+        If a count is negative or fractional, the design unknown, or ``population_sizes``
+        missing (stratified), given (srs), neither a pair nor ``"sample"``, smaller than its
+        segment's sample, or ``"sample"`` with ``finite_population=True``.
 
     Examples
     --------
     >>> est = f1_estimate(60, 20, 25, 395)
     >>> round(est.estimate, 4), round(est.variance ** 0.5, 4)
     (0.7273, 0.0391)
+
+    Stratified: the segments' sizes weigh them; ``"sample"`` takes the sample's retrieved
+    share (here 80 / 500) for theirs, and then gives the simple random sample's F1:
+
+    >>> round(f1_estimate(60, 20, 25, 395, design="stratified",
+    ...                   population_sizes=(2000, 8000)).estimate, 4)
+    0.7545
+    >>> round(f1_estimate(60, 20, 25, 395, design="stratified",
+    ...                   population_sizes="sample").estimate, 4)
+    0.7273
     """
     return F1Estimate(tp=tp, fp=fp, fn=fn, tn=tn, design=design,
                       population_sizes=population_sizes, finite_population=finite_population)
 
 
-def _population_sizes(
-    population_sizes: tuple[Any, Any] | None, design: str, counts: list[IntArray]
-) -> tuple[IntArray, IntArray]:
+def _population_sizes(population_sizes: Any, design: str, finite_population: bool,
+                      counts: list[IntArray]) -> Sizes:
+    """The checked ``population_sizes`` of ``design``: ``None`` under ``"srs"``, the pair
+    ``(N1, N0)`` as int arrays or ``"sample"`` under ``"stratified"``.
+
+    One rule for `f1_ci` and `estimators.recall_ci`: a stratified design needs the segments'
+    sizes, or the explicit ``"sample"`` for the sample's own retrieved share to stand for
+    them (not with ``finite_population=True``, which needs the sizes).
+    """
     if design != "stratified":
-        raise ValueError(
-            "`population_sizes` and `finite_population` apply to design='stratified' only; "
-            f"got design={check.show(design)}."
-        )
+        if population_sizes is not None or finite_population:
+            raise ValueError(
+                "`population_sizes` and `finite_population` apply to design='stratified' "
+                f"only; got design={check.show(design)}.")
+        return None
     if population_sizes is None:
-        raise ValueError("`population_sizes` must be given when `finite_population=True`; "
-                         "got None.")
+        raise ValueError(_SIZES_NEEDED.format("None"))
+    if isinstance(population_sizes, str):
+        if population_sizes != SAMPLE_SHARE:
+            raise ValueError(_SIZES_NEEDED.format(check.show(population_sizes)))
+        if finite_population:
+            raise ValueError(_SIZES_KNOWN.format("`finite_population=True`"))
+        return SAMPLE_SHARE
     if not isinstance(population_sizes, tuple | list) or len(population_sizes) != 2:
-        raise ValueError(f"`population_sizes` must be a pair (N1, N0); "
-                         f"got {check.show(population_sizes)}.")
+        raise ValueError(_SIZES_NEEDED.format(check.show(population_sizes)))
     big1 = check.as_counts(population_sizes[0], "population_sizes[0]")
     big0 = check.as_counts(population_sizes[1], "population_sizes[1]")
     tp, fp, fn, tn = counts
@@ -753,7 +805,7 @@ def f1_ci(
     confidence_level: float = 0.95,
     alternative: str = "two-sided",
     design: str = "srs",
-    population_sizes: tuple[Any, Any] | None = None,
+    population_sizes: tuple[Any, Any] | Literal["sample"] | None = None,
     finite_population: bool = False,
     rng: Any = None,
     draws: int = DEFAULT_DRAWS,

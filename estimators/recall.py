@@ -13,7 +13,9 @@ Appendix A):
 ``design="stratified"``
     The retrieved segment (``n1 = tp + fp`` of its ``N1`` documents sampled) and the
     unretrieved segment (``n0 = fn + tn`` of ``N0``) are sampled independently; the segment
-    sizes ``population_sizes=(N1, N0)`` are required (they weigh the segments). With ``R1``
+    sizes ``population_sizes=(N1, N0)`` are required (they weigh the segments), or
+    ``population_sizes="sample"``, the explicit choice of the sample's own retrieved share
+    ``n1 / (n1 + n0)`` for ``N1 / (N1 + N0)`` (as for F1, `estimators.fmeasure`). With ``R1``
     and ``R0`` the shares relevant in the segments and ``q = N1 / (N1 + N0)``,
     ``recall = q R1 / (q R1 + (1 - q) R0)`` (`recall_from_segments`), which increases with
     ``R1`` and decreases with ``R0``.
@@ -58,7 +60,7 @@ References
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -66,12 +68,19 @@ from numpy.typing import NDArray
 from estimators import _validation as check
 from estimators._defaults import default_method
 from estimators._numeric import ratio, upper_normal_quantile
-from estimators.fmeasure import _population_sizes, _segment_bounds, _segment_level
+from estimators.fmeasure import (
+    _SIZES_KNOWN,
+    SAMPLE_SHARE,
+    Sizes,
+    _population_sizes,
+    _segment_bounds,
+    _segment_level,
+)
 from estimators.interval import Bound, Interval
 from estimators.proportion import PROPORTION_METHODS, proportion_ci
 
 __all__ = ["RECALL_DESIGNS", "RECALL_METHODS", "RECALL_METHODS_BY_DESIGN", "recall_ci",
-           "recall_from_segments"]
+           "recall_estimate", "recall_from_segments"]
 
 Array = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -156,8 +165,9 @@ def _segments_bounds(q: Array, counts: list[IntArray], sizes: tuple[IntArray, In
     are not computed.) A corner where recall is undefined (no relevant document) is a limit:
     at ``R1_lo = R0_hi = 0`` every defined point of the box has ``R0 = 0`` and ``R1 > 0``,
     recall 1; at ``R1_hi = R0_lo = 0`` every defined point has ``R1 = 0`` and ``R0 > 0``,
-    recall 0. A box without a defined point gives [0, 1]. A segment with no population share
-    does not enter recall.
+    recall 0. A box without a defined point gives [0, 1], and so does an unknown ``q`` (nan:
+    the sample's share standing for it, of an empty sample). A segment with no population
+    share does not enter recall.
     """
     # each bound of each segment at tail a / 4 (two-sided) or a / 2 (one-sided): the ends of
     # the segment's two-sided interval at level 1 - a / 2 or 1 - a
@@ -178,6 +188,8 @@ def _segments_bounds(q: Array, counts: list[IntArray], sizes: tuple[IntArray, In
     if alternative != "greater":
         corner = _recall(q, r1_high, r0_low)
         high = np.where(np.isnan(corner), np.where(r0_high > 0.0, 0.0, 1.0), corner)
+    unknown = np.isnan(q)
+    low, high = np.where(unknown, 0.0, low), np.where(unknown, 1.0, high)
     # the two corners come from separate divisions: keep a rounding from crossing them
     return low, np.maximum(high, low)
 
@@ -207,16 +219,25 @@ def _delta_variance(q: Array, r1: Array, r0: Array, n1: Array, n0: Array,
     return grad1**2 * var1 + grad0**2 * var0
 
 
+def _stratified_estimate(q: Array, counts: list[IntArray]) -> tuple[Array, Array, Array]:
+    """``R1 = tp / n1``, ``R0 = fn / n0`` and the recall estimate ``q R1 / (q R1 + (1 - q) R0)``.
+
+    A segment with no population share does not enter recall (its share may be unsampled);
+    nan where recall is undefined.
+    """
+    tp, fp, fn, tn = (c.astype(np.float64) for c in counts)
+    r1 = np.where(q == 0.0, 0.0, ratio(tp, tp + fp))
+    r0 = np.where(q == 1.0, 0.0, ratio(fn, fn + tn))
+    return r1, r0, _recall(q, r1, r0)
+
+
 def _delta_bounds(q: Array, counts: list[IntArray], sizes: tuple[IntArray, IntArray],
                   level: float, alternative: str, finite_population: bool
                   ) -> tuple[Array, Array]:
     """``r +- z sqrt(Var)`` clipped to [0, 1]; nan where recall is undefined."""
+    r1, r0, estimate = _stratified_estimate(q, counts)
     tp, fp, fn, tn = (c.astype(np.float64) for c in counts)
     n1, n0 = tp + fp, fn + tn
-    # a segment with no population share does not enter recall (its share may be unsampled)
-    r1 = np.where(q == 0.0, 0.0, ratio(tp, n1))
-    r0 = np.where(q == 1.0, 0.0, ratio(fn, n0))
-    estimate = _recall(q, r1, r0)
     var = _delta_variance(q, r1, r0, n1, n0, sizes, finite_population)
     var = np.where(np.isnan(estimate), np.nan, var)
     tail = (1.0 - level) / 2.0 if alternative == "two-sided" else 1.0 - level
@@ -230,6 +251,21 @@ def _delta_bounds(q: Array, counts: list[IntArray], sizes: tuple[IntArray, IntAr
     return low, high
 
 
+def _segments(counts: list[IntArray], sizes: Sizes
+              ) -> tuple[Array, list[IntArray], tuple[IntArray, IntArray]]:
+    """The retrieved share ``q``, the counts and the segments' sizes, broadcast together.
+
+    ``sizes``: ``(N1, N0)`` as checked by `_population_sizes`, or ``"sample"``, for which the
+    sample's segments stand for the population's (``q = n1 / (n1 + n0)``).
+    """
+    if not isinstance(sizes, tuple):  # "sample"
+        sizes = (counts[0] + counts[1], counts[2] + counts[3])
+    shape = np.broadcast_shapes(counts[0].shape, sizes[0].shape, sizes[1].shape)
+    counts = [np.broadcast_to(c, shape) for c in counts]
+    big1, big0 = (np.broadcast_to(size, shape) for size in sizes)
+    return ratio(big1, big1 + big0), counts, (big1, big0)
+
+
 def _counts(values: tuple[Any, Any, Any, Any]) -> list[IntArray]:
     counts = [check.as_counts(value, name) for value, name in zip(values, _COUNT_NAMES,
                                                                   strict=True)]
@@ -239,6 +275,67 @@ def _counts(values: tuple[Any, Any, Any, Any]) -> list[IntArray]:
         shapes = ", ".join(str(np.shape(c)) for c in counts)
         raise ValueError(
             f"`tp`, `fp`, `fn`, `tn` must broadcast together; got shapes {shapes}.") from None
+
+
+def recall_estimate(
+    tp: Any,
+    fp: Any,
+    fn: Any,
+    tn: Any,
+    *,
+    design: str = "srs",
+    population_sizes: tuple[Any, Any] | Literal["sample"] | None = None,
+) -> Bound:
+    """Population recall estimated from test-sample counts.
+
+    Parameters
+    ----------
+    tp, fp, fn, tn : int or array_like of int
+        Test-sample counts; broadcast together (arrays in, arrays out).
+    design : {"srs", "stratified"}
+        Sampling design of the test sample (module docstring).
+    population_sizes : (N1, N0) or "sample", optional
+        As for :func:`recall_ci`: required with ``design="stratified"``, refused with
+        ``"srs"``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``tp / (tp + fn)`` under ``"srs"``; ``q R1 / (q R1 + (1 - q) R0)`` with
+        ``R1 = tp / (tp + fp)``, ``R0 = fn / (fn + tn)`` and ``q = N1 / (N1 + N0)`` (the
+        sample's ``n1 / (n1 + n0)`` with ``"sample"``) under ``"stratified"``. nan where recall
+        is undefined (no relevant document observed, or a segment with a population share but
+        no sampled document). The centre of the ``delta`` interval of :func:`recall_ci`.
+
+    Raises
+    ------
+    TypeError
+        If a count is not numeric.
+    ValueError
+        If a count is negative or fractional, the design unknown, or ``population_sizes``
+        missing (stratified), given (srs), neither a pair nor ``"sample"``, or smaller than its
+        segment's sample.
+
+    Examples
+    --------
+    >>> recall_estimate(60, 20, 25, 395)  # 60 of the 85 relevant documents
+    0.7058823529411765
+    >>> round(recall_estimate(60, 20, 25, 395, design="stratified",
+    ...                       population_sizes=(800, 9200)), 4)
+    0.5228
+    >>> recall_estimate(0, 20, 0, 395)  # no relevant document: undefined
+    nan
+    """
+    design = check.choice(design, "design", RECALL_DESIGNS)
+    counts = _counts((tp, fp, fn, tn))
+    sizes = _population_sizes(population_sizes, design, False, counts)
+    if design == "srs":
+        found = counts[0].astype(np.float64)
+        estimate = ratio(found, found + counts[2])
+    else:
+        q, counts, _ = _segments(counts, sizes)
+        estimate = _stratified_estimate(q, counts)[2]
+    return float(estimate) if estimate.ndim == 0 else estimate
 
 
 def recall_ci(
@@ -251,7 +348,7 @@ def recall_ci(
     confidence_level: float = 0.95,
     alternative: str = "two-sided",
     design: str = "srs",
-    population_sizes: tuple[Any, Any] | None = None,
+    population_sizes: tuple[Any, Any] | Literal["sample"] | None = None,
     finite_population: bool = False,
 ) -> Interval:
     """Confidence interval for population recall from test-sample counts.
@@ -275,11 +372,16 @@ def recall_ci(
         ``"less"`` the upper bound ``[0, high]``.
     design : {"srs", "stratified"}
         Sampling design of the test sample (module docstring).
-    population_sizes : (N1, N0), optional
-        Sizes of the retrieved and unretrieved segments, each an int or an array broadcast
+    population_sizes : (N1, N0) or "sample", optional
+        Required with ``design="stratified"``, refused with ``"srs"``. ``(N1, N0)``: the
+        sizes of the retrieved and unretrieved segments, each an int or an array broadcast
         with the counts, at least its segment's sample (``N1 >= tp + fp``,
-        ``N0 >= fn + tn``), not both 0. Required with ``design="stratified"``; refused with
-        ``design="srs"``.
+        ``N0 >= fn + tn``), not both 0; they weigh the segments by the retrieved share
+        ``q = N1 / (N1 + N0)``. ``"sample"``: the sample's own retrieved share
+        ``n1 / (n1 + n0)`` stands for ``q``, an explicit choice, as when the segments were
+        sampled in proportion to their sizes (not with ``finite_population=True`` nor
+        ``method="segments-hypergeometric"``, which need the sizes). The same rule as
+        `estimators.f1_ci`'s.
     finite_population : bool
         Apply ``1 - n_h / N_h`` to each segment's variance (``delta``). Accepted with
         ``segments-hypergeometric`` (finite by construction), refused with
@@ -297,7 +399,8 @@ def recall_ci(
     ValueError
         If a count is negative or fractional, the level is outside (0, 1), a name is
         unknown, the method does not belong to the design, ``population_sizes`` is missing
-        (stratified), given (srs), not a pair, or smaller than its segment's sample, or
+        (stratified), given (srs), neither a pair nor ``"sample"``, smaller than its
+        segment's sample, or ``"sample"`` where the sizes are needed, or
         ``finite_population`` does not apply.
 
     Notes
@@ -344,6 +447,13 @@ def recall_ci(
     delta 0.4229 0.6228
     segments-clopper-pearson 0.3747 0.6698
 
+    Without the segments' sizes, ``population_sizes="sample"`` says that the sample's
+    retrieved share, 80 / 500, stands for theirs (here far from 800 / 10000):
+
+    >>> ci = recall_ci(60, 20, 25, 395, design="stratified", population_sizes="sample")
+    >>> round(ci.low, 4), round(ci.high, 4)
+    (0.5675, 0.8163)
+
     A finite population, labelled in full in its retrieved segment (80 of 80) and in half
     its unretrieved one (420 of 840): its 60 relevant retrieved documents are known, and the
     exact upper bound (tail 0.025) of its relevant unretrieved ones is 66, so the one-sided
@@ -372,10 +482,8 @@ def recall_ci(
         valid = ", ".join(repr(m) for m in RECALL_METHODS_BY_DESIGN[design])
         raise ValueError(f"`method` must be one of {valid} for design={design!r}; got "
                          f"{method!r}.")
+    sizes = _population_sizes(population_sizes, design, bool(finite_population), counts)
     if design == "srs":
-        if population_sizes is not None or finite_population:
-            raise ValueError("`population_sizes` and `finite_population` apply to "
-                             "design='stratified' only; got design='srs'.")
         found, _, missed, _ = counts
         relevant = found + missed
         big = relevant > check.MAX_COUNT
@@ -385,19 +493,14 @@ def recall_ci(
                              f"{check.first_offender(relevant, big)}.")
         return proportion_ci(found, relevant, method=method, confidence_level=level,
                              alternative=alternative)
-    if population_sizes is None:
-        raise ValueError("`population_sizes` must be given with design='stratified' (the "
-                         "retrieved and unretrieved segments' sizes N1, N0 weigh the "
-                         "segments); got None.")
     if finite_population and method == "segments-clopper-pearson":
         raise ValueError("`finite_population` must be False with "
                          "method='segments-clopper-pearson' (its segments are binomial; "
                          "'segments-hypergeometric' is the finite population's); got True.")
-    big1, big0 = _population_sizes(population_sizes, design, counts)
-    shape = np.broadcast_shapes(counts[0].shape, big1.shape, big0.shape)
-    counts = [np.broadcast_to(c, shape) for c in counts]
-    sizes = (np.broadcast_to(big1, shape), np.broadcast_to(big0, shape))
-    q = ratio(sizes[0], sizes[0] + sizes[1])
+    if sizes == SAMPLE_SHARE and method == "segments-hypergeometric":
+        raise ValueError(_SIZES_KNOWN.format("method='segments-hypergeometric'"))
+    q, counts, sizes = _segments(counts, sizes)
+    shape = q.shape
     if method in _SEGMENTS:
         low, high = _segments_bounds(q, counts, sizes, level, alternative, method)
     else:

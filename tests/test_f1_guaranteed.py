@@ -233,6 +233,7 @@ def test_methods_are_offered_for_the_design_they_are_valid_for():
     assert "segments-clopper-pearson" not in F1_METHODS_BY_DESIGN["srs"]
     assert not any(m.startswith("jaccard-") for m in F1_METHODS_BY_DESIGN["stratified"])
     with pytest.raises(ValueError, match=r"`method` must be one of .* for design='stratified'"):
-        f1_ci(6, 2, 2, 40, method="jaccard-clopper-pearson", design="stratified")
+        f1_ci(6, 2, 2, 40, method="jaccard-clopper-pearson", design="stratified",
+              population_sizes=(100, 1000))
     with pytest.raises(ValueError, match=r"for design='srs'; got 'segments-clopper-pearson'"):
         f1_ci(6, 2, 2, 40, method="segments-clopper-pearson")

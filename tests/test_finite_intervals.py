@@ -355,9 +355,10 @@ def test_segments_hypergeometric_belongs_to_the_stratified_design_only():
 
 
 def test_segments_hypergeometric_needs_the_population_sizes():
-    with pytest.raises(ValueError, match=r"^`population_sizes` must be given with "
-                       r"method='segments-hypergeometric' .*; got None\.$"):
-        f1_ci(6, 2, 2, 40, method="segments-hypergeometric", design="stratified")
+    with pytest.raises(ValueError, match=r"^`population_sizes` must be the segments' sizes "
+                       r"\(N1, N0\) with method='segments-hypergeometric' .*; got 'sample'\.$"):
+        f1_ci(6, 2, 2, 40, method="segments-hypergeometric", design="stratified",
+              population_sizes="sample")
     with pytest.raises(ValueError, match=r"^`population_sizes\[0\]` must be at least the "
                        r"segment's sample size \(`tp` \+ `fp` = 8\); got 7\.$"):
         f1_ci(6, 2, 2, 40, method="segments-hypergeometric", design="stratified",

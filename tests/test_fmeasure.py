@@ -366,10 +366,10 @@ def test_srs_estimate_is_the_sample_f1(counts):
 
 
 @given(counts=counts_st)
-def test_stratified_without_population_sizes_is_the_srs_estimate(counts):
+def test_stratified_with_the_sample_share_is_the_srs_estimate(counts):
     # With q = n1/n, 2 q R1 / (q R1 + q + (1 - q) R0) = 2 tp / (tp + n1 + fn).
     srs = f1_estimate(*counts).estimate
-    stratified = f1_estimate(*counts, design="stratified").estimate
+    stratified = f1_estimate(*counts, design="stratified", population_sizes="sample").estimate
     if math.isnan(srs):
         assert math.isnan(stratified)
     else:
@@ -392,7 +392,8 @@ def test_stratified_estimate_with_population_sizes(tp, fp, fn, tn, extra1, extra
 
 UNDEFINED_CASES = [
     pytest.param((0, 0, 0, 7), {}, id="srs-no-positive"),
-    pytest.param((0, 0, 0, 7), {"design": "stratified"}, id="stratified-no-positive"),
+    pytest.param((0, 0, 0, 7), {"design": "stratified", "population_sizes": "sample"},
+                 id="stratified-no-positive"),
     pytest.param((0, 0, 3, 50), {"design": "stratified", "population_sizes": (100, 1000)},
                  id="retrieved-segment-unsampled"),
     pytest.param((4, 1, 0, 0), {"design": "stratified", "population_sizes": (100, 1000)},
@@ -415,8 +416,9 @@ def test_undefined_f1_gives_nan_estimate_and_bounds(counts, options, method, alt
 @pytest.mark.parametrize("method", METHODS)
 def test_empty_sample_gives_nan_and_does_not_spread(method, design):
     # An all-zero sample (2 tp + fp + fn = 0) next to a regular one in the same call.
-    ci = f1_ci([0, 60], [0, 20], [0, 25], [0, 395], method=method, design=design, rng=0,
-               draws=SMALL_DRAWS)
+    sizes = "sample" if design == "stratified" else None
+    ci = f1_ci([0, 60], [0, 20], [0, 25], [0, 395], method=method, design=design,
+               population_sizes=sizes, rng=0, draws=SMALL_DRAWS)
     assert np.isnan(ci.low[0]) and np.isnan(ci.high[0])
     assert 0.0 < ci.low[1] < ci.high[1] < 1.0
 
@@ -702,7 +704,7 @@ def test_one_sided_simulated_bound_is_two_sided_bound_at_twice_alpha(method):
 
 stratified_options_st = st.one_of(
     st.just({}),
-    st.just({"design": "stratified"}),
+    st.just({"design": "stratified", "population_sizes": "sample"}),
     st.tuples(st.integers(0, 10**5), st.integers(0, 10**5)).map(
         lambda extra: {"design": "stratified", "extra": extra}),
 )
@@ -753,7 +755,7 @@ def test_intervals_nest_as_the_level_rises(counts, levels, options):
 @given(counts=defined_counts_st, level=level_st, stratified=st.booleans())
 def test_logit_delta_interval_is_strictly_inside_the_unit_interval(counts, level, stratified):
     # tp > 0 and fp + fn > 0: 0 < F < 1.
-    options = {"design": "stratified"} if stratified else {}
+    options = {"design": "stratified", "population_sizes": "sample"} if stratified else {}
     est = f1_estimate(*counts, **options)
     low, high = est.confidence_interval(level, method="logit-delta")
     assert 0.0 < low <= est.estimate <= high < 1.0
@@ -823,7 +825,8 @@ BAD_INPUT_CASES = [
     ({"method": "bootstrap", "draws": 0}, ValueError, r"`draws` must be a positive integer"),
     ({"method": "bootstrap", "rng": "abc"}, TypeError, r"`rng` must be a numpy Generator"),
     ({"method": "delta", "rng": "abc"}, TypeError, r"`rng` must be a numpy Generator"),
-    ({**STRATIFIED, "population_sizes": 5}, ValueError, r"`population_sizes` must be a pair"),
+    ({**STRATIFIED, "population_sizes": 5}, ValueError,
+     r"`population_sizes` must be the segments' sizes \(N1, N0\), or 'sample' .*; got 5\.$"),
     ({"method": "beta-posterior", "draws": 10.0}, TypeError, r"`draws` must be a positive"),
     ({**STRATIFIED, "population_sizes": (50, 1000)}, ValueError,
      r"`population_sizes\[0\]` must be at least the segment's sample size "
@@ -833,7 +836,10 @@ BAD_INPUT_CASES = [
      r"\(`fn` \+ `tn` = 420\); got 100"),
     ({**STRATIFIED, "population_sizes": (-5, 1000)}, ValueError,
      r"`population_sizes\[0\]` must be non-negative"),
-    ({**STRATIFIED, "population_sizes": (1000,)}, ValueError, r"`population_sizes` must be a pair"),
+    ({**STRATIFIED, "population_sizes": (1000,)}, ValueError,
+     r"`population_sizes` must be the segments' sizes .*; got \(1000,\)\.$"),
+    ({**STRATIFIED, "population_sizes": "samples"}, ValueError,
+     r"`population_sizes` must be the segments' sizes .*; got 'samples'\.$"),
     ({**STRATIFIED, "tp": [60, 61], "population_sizes": ([1000, 2000, 3000], 9000)}, ValueError,
      r"`population_sizes` must broadcast with the counts"),
     ({"population_sizes": (1000, 9000)}, ValueError,
@@ -841,7 +847,15 @@ BAD_INPUT_CASES = [
     ({"finite_population": True}, ValueError,
      r"`population_sizes` and `finite_population` apply to design='stratified' only"),
     ({**STRATIFIED, "finite_population": True}, ValueError,
-     r"`population_sizes` must be given when `finite_population=True`"),
+     r"`population_sizes` must be the segments' sizes .*; got None\.$"),
+    ({**STRATIFIED, "population_sizes": "sample", "finite_population": True}, ValueError,
+     r"`population_sizes` must be the segments' sizes \(N1, N0\) with "
+     r"`finite_population=True` .*; got 'sample'\.$"),
+    ({**STRATIFIED, "population_sizes": "sample", "method": "segments-hypergeometric"},
+     ValueError, r"`population_sizes` must be the segments' sizes \(N1, N0\) with "
+                 r"method='segments-hypergeometric' .*; got 'sample'\.$"),
+    ({"population_sizes": "sample"}, ValueError,
+     r"`population_sizes` and `finite_population` apply to design='stratified' only"),
     ({**STRATIFIED, "finite_population": 1}, TypeError, r"`finite_population` must be True or"),
     ({**STRATIFIED, "population_sizes": (1000, 9000), "finite_population": True,
       "method": "bootstrap"}, ValueError, r"`method` must not be 'bootstrap'"),

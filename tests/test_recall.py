@@ -371,9 +371,20 @@ GOOD = {"tp": 6, "fp": 4, "fn": 2, "tn": 48}
     ({"method": "clopper-pearson", "design": "stratified", "population_sizes": (10, 100)},
      ValueError, r"for design='stratified'; got 'clopper-pearson'\.$"),
     ({"method": "segments-hypergeometric", "design": "stratified"}, ValueError,
-     r"^`population_sizes` must be given with design='stratified' .*; got None\.$"),
+     r"^`population_sizes` must be the segments' sizes \(N1, N0\), or 'sample' .* with "
+     r"design='stratified'; got None\.$"),
     ({"method": "delta", "design": "stratified"}, ValueError,
-     r"^`population_sizes` must be given with design='stratified'"),
+     r"^`population_sizes` must be the segments' sizes \(N1, N0\), or 'sample'"),
+    ({"method": "segments-hypergeometric", "design": "stratified",
+      "population_sizes": "sample"}, ValueError,
+     r"^`population_sizes` must be the segments' sizes \(N1, N0\) with "
+     r"method='segments-hypergeometric' .*; got 'sample'\.$"),
+    ({"method": "delta", "design": "stratified", "population_sizes": "sample",
+      "finite_population": True}, ValueError,
+     r"^`population_sizes` must be the segments' sizes \(N1, N0\) with "
+     r"`finite_population=True` .*; got 'sample'\.$"),
+    ({"population_sizes": "sample"}, ValueError,
+     r"^`population_sizes` and `finite_population` apply to design='stratified' only"),
     ({"method": "delta", "design": "stratified", "population_sizes": (9, 100)}, ValueError,
      r"^`population_sizes\[0\]` must be at least the segment's sample size "
      r"\(`tp` \+ `fp` = 10\); got 9\.$"),
@@ -382,7 +393,8 @@ GOOD = {"tp": 6, "fp": 4, "fn": 2, "tn": 48}
      r"^`population_sizes\[1\]` must be at least the segment's sample size "
      r"\(`fn` \+ `tn` = 50\); got 49\.$"),
     ({"method": "delta", "design": "stratified", "population_sizes": (10,)}, ValueError,
-     r"^`population_sizes` must be a pair \(N1, N0\)"),
+     r"^`population_sizes` must be the segments' sizes \(N1, N0\), or 'sample' .*; "
+     r"got \(10,\)\.$"),
     ({"method": "delta", "design": "stratified", "population_sizes": (-1, 100)}, ValueError,
      r"^`population_sizes\[0\]` must be non-negative; got -1\.$"),
     ({"population_sizes": (10, 100)}, ValueError,
