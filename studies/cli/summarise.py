@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from studies.cli.args import file_name, finite_number, output_directory, unit_interval
+from studies.cli.parsers.study import MIN_FAMILYWISE_ERROR
 
 __all__ = ["add_command"]
 
@@ -55,7 +56,7 @@ def add_command(commands: Any) -> None:
                                          "duplicates; pairs methods for relative precision)")
     cmd.add_argument("--level", type=unit_interval, default=0.95,
                      help="confidence level of intervals built as estimate -/+ c se")
-    cmd.add_argument("--df", type=_number_or_column, default=None,
+    cmd.add_argument("--df", type=_degrees_or_column, default=None,
                      help="degrees of freedom of t-based intervals: a number or a column "
                           "(default: normal)")
     cmd.add_argument("--null", type=finite_number, default=0.0,
@@ -69,7 +70,7 @@ def add_command(commands: Any) -> None:
                           "(what rsimsum reports)")
     cmd.add_argument("--claims", type=file_name, metavar="CLAIMS.toml",
                      help="claims to judge, one [[claim]] table each")
-    cmd.add_argument("--familywise-error", type=unit_interval, default=0.05,
+    cmd.add_argument("--familywise-error", type=_familywise_error, default=0.05,
                      help="the claims' false-alarm budget, split over those stating none")
     cmd.add_argument("--out", type=output_directory, metavar="DIR",
                      help="write summary.html, summary.md and summary.csv here")
@@ -90,6 +91,23 @@ def _number_or_column(text: str) -> float | str:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number or a column name; got "
                                          f"{text!r}")
+    return value
+
+
+def _degrees_or_column(text: str) -> float | str:
+    """Positive degrees of freedom, or else a column name."""
+    value = _number_or_column(text)
+    if isinstance(value, float) and value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number or a column name; got "
+                                         f"{text!r}")
+    return value
+
+
+def _familywise_error(text: str) -> float:
+    """In (0, 1), and not so small that the claims' allowances overflow."""
+    value = unit_interval(text)
+    if value < MIN_FAMILYWISE_ERROR:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_FAMILYWISE_ERROR:g}; got {text}")
     return value
 
 
@@ -118,12 +136,15 @@ def _summarise(args: argparse.Namespace) -> int:
         raise ValueError(f"`FILE.csv` must be a CSV file; got {args.file!r} ({detail}).") \
             from None
     claims = claims_from_toml(args.claims) if args.claims else []
-    summary = summarise(
-        frame, estimate=args.estimate, true=args.true, se=args.se, method=args.method,
-        by=args.by, low=args.low, high=args.high, reject=args.reject,
-        replicate=args.replicate, level=args.level, df=args.df, null=args.null,
-        reference=args.reference, missing=args.missing, mcse=args.mcse, claims=claims,
-        familywise_error=args.familywise_error)
+    try:
+        summary = summarise(
+            frame, estimate=args.estimate, true=args.true, se=args.se, method=args.method,
+            by=args.by, low=args.low, high=args.high, reject=args.reject,
+            replicate=args.replicate, level=args.level, df=args.df, null=args.null,
+            reference=args.reference, missing=args.missing, mcse=args.mcse, claims=claims,
+            familywise_error=args.familywise_error)
+    except ValueError as error:  # what the file holds: say which file
+        raise ValueError(f"{args.file}: {error}") from None
     if args.out is not None:
         from importlib.metadata import version
 

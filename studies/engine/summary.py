@@ -95,6 +95,8 @@ _FROM_PERFORMANCE = ("bias", "relative_bias", "empirical_se", "mse", "model_se",
                      "model_se_error", "coverage", "be_coverage", "width", "rejection")
 _Z95 = float(stats.norm.isf(0.025))
 _STUDY = "summary"
+# Below this a claim's allowance (a normal quantile) and its power overflow.
+_SMALLEST_RATE = 1e-300
 # The claim fields a TOML table may set, with the type each must have.
 _CLAIM_FIELDS: dict[str, type | tuple[type, ...]] = {
     "name": str, "statement": str, "methods": list, "measure": str, "comparison": str,
@@ -160,8 +162,9 @@ class Summary:
         for claim in claims:
             if not isinstance(claim, Claim):
                 raise TypeError(f"`claims` must hold Claim objects; got {claim!r}.")
-        if not 0.0 < familywise_error < 1.0:
-            raise ValueError(f"`familywise_error` must be in (0, 1); got {familywise_error!r}.")
+        if not _SMALLEST_RATE <= familywise_error < 1.0:
+            raise ValueError(f"`familywise_error` must be in [{_SMALLEST_RATE:g}, 1); got "
+                             f"{familywise_error!r}.")
         _check_claims(claims, self.by, self.methods)
         shared = [c for c in claims if c.familywise_error is None]
         share = familywise_error / max(len(shared), 1)
@@ -263,6 +266,10 @@ def summarise(
     for arg, column in [*named.items(), *((f"by[{i}]", c) for i, c in enumerate(by))]:
         if column is not None:
             _column(frame, column, arg)
+    overlap = [c for c in by if c in (estimate, se, low, high, reject, replicate, method)]
+    if overlap:
+        raise ValueError(f"`by` must name the columns that make design cells, not those of "
+                         f"the estimates or the method; got {overlap[0]!r}.")
     if (low is None) != (high is None):
         raise ValueError(f"`low` and `high` must be given together; got low={low!r}, "
                          f"high={high!r}.")
@@ -427,8 +434,8 @@ def _check_claims(claims: Sequence[Claim], by: Sequence[str], methods: Sequence[
     for claim in claims:
         for name in (*claim.methods, *([claim.reference] if claim.reference else [])):
             if name not in methods:
-                raise ValueError(f"the methods of claim {claim.name!r} must be among "
-                                 f"{list(methods)}; got {name!r}.")
+                raise ValueError(f"the methods of claim {claim.name!r} must be among the "
+                                 f"`method` column's values {list(methods)}; got {name!r}.")
         for name in claim.mean_over:
             if name not in by:
                 raise ValueError(f"`mean_over` of claim {claim.name!r} must name `by` columns "
@@ -542,7 +549,10 @@ def _measures(used: pd.DataFrame, theta: float, *, estimate: str, se: str | None
     found |= _location(t, "estimate")
     if s is not None:
         found |= _location(s * s, "se2")
-    perf = performance(Estimates(**fields), theta, measures=_FROM_PERFORMANCE, mcse=mcse)
+    # values near the float limit (1e200) square past it: their MSE is inf and its MCSE
+    # undefined (nan), shown as such, not an error
+    with np.errstate(over="ignore", invalid="ignore"):
+        perf = performance(Estimates(**fields), theta, measures=_FROM_PERFORMANCE, mcse=mcse)
     found |= dict(perf.measures)
     return _ordered(found)
 
