@@ -94,6 +94,8 @@ def test_f1_imports_only_the_estimators_it_needs():
 def test_the_names_the_parsers_show_equal_their_sources():
     sources = {
         "F1_SRS_METHODS": estimators.F1_METHODS_BY_DESIGN["srs"],
+        "F1_STRATIFIED_METHODS": estimators.F1_METHODS_BY_DESIGN["stratified"],
+        "RECALL_STRATIFIED_METHODS": estimators.RECALL_METHODS_BY_DESIGN["stratified"],
         "PROPORTION_METHODS": estimators.PROPORTION_METHODS,
         "CERTIFICATION_MEASURES": estimators.CERTIFICATION_MEASURES,
         "CERTIFICATION_DESIGNS": estimators.CERTIFICATION_DESIGNS,

@@ -25,6 +25,7 @@ __all__ = [
     "Parser",
     "UsageError",
     "amount",
+    "closed_unit_interval",
     "count",
     "draws",
     "file_name",
@@ -149,6 +150,17 @@ def unit_interval(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1); got {text!r}") from None
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1; got {text}")
+    return value
+
+
+def closed_unit_interval(text: str) -> float:
+    """argparse type: a number between 0 and 1, both included."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # nan too
+        raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text}")
     return value
 
 

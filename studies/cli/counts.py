@@ -31,13 +31,18 @@ def document_count(text: str) -> int:
     return value
 
 
-def add_counts(parser: argparse.ArgumentParser, what: str) -> None:
-    """Add the required ``--tp --fp --fn --tn`` options (counts of ``what``)."""
+def add_counts(parser: argparse.ArgumentParser, what: str, *, segments: bool = False) -> None:
+    """Add the required ``--tp --fp --fn --tn`` options (counts of ``what``); ``segments``:
+    say which segment's sample each counts under ``--design stratified``."""
     meaning = {"tp": "relevant and retrieved", "fp": "retrieved but not relevant",
                "fn": "relevant but not retrieved", "tn": "neither relevant nor retrieved"}
     for name, words in meaning.items():
+        segment = "retrieved" if name in ("tp", "fp") else "unretrieved"
+        where = (f" (--design stratified: of the {segment} segment's sample, the "
+                 f"{'relevant' if name in ('tp', 'fn') else 'nonrelevant'} ones)"
+                 if segments else "")
         parser.add_argument(f"--{name}", type=document_count, required=True,
-                            help=f"documents of the {what} that are {words}")
+                            help=f"documents of the {what} that are {words}{where}")
 
 
 def total_counts(args: argparse.Namespace) -> tuple[int, int, int, int]:

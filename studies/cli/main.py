@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from studies.cli import demo, gain, sample_size, stratified, summarise
+from studies.cli import demo, gain, recall, sample_size, stratified, summarise
 from studies.cli.args import EXIT_USAGE, Parser, UsageError
 from studies.cli.parsers import f1, study
 
@@ -25,7 +25,7 @@ __all__ = ["EXIT_BROKEN_PIPE", "build_parser", "main"]
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE (13), which Windows's signal module lacks
 
-COMMANDS = (demo, f1, sample_size, stratified, gain, summarise, study)
+COMMANDS = (demo, f1, recall, sample_size, stratified, gain, summarise, study)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,10 +12,12 @@ __all__ = [
     "CERTIFICATION_DESIGNS",
     "CERTIFICATION_MEASURES",
     "F1_SRS_METHODS",
+    "F1_STRATIFIED_METHODS",
     "FAMILYWISE_ERROR",
     "LOSCI_METHODS",
     "POSTERIORS",
     "PROPORTION_METHODS",
+    "RECALL_STRATIFIED_METHODS",
     "STRATIFIED_METHODS",
 ]
 
@@ -24,6 +26,15 @@ F1_SRS_METHODS: tuple[str, ...] = (
     "delta", "logit-delta", "beta-posterior", "bootstrap", "dirichlet-posterior", "jaccard-wald",
     "jaccard-wilson", "jaccard-wilson-cc", "jaccard-agresti-coull", "jaccard-clopper-pearson",
     "jaccard-jeffreys", "jaccard-mid-p",
+)
+# estimators.F1_METHODS_BY_DESIGN["stratified"]: the F1 intervals of a stratified sample.
+F1_STRATIFIED_METHODS: tuple[str, ...] = (
+    "delta", "logit-delta", "beta-posterior", "bootstrap", "segments-clopper-pearson",
+    "segments-hypergeometric",
+)
+# estimators.RECALL_METHODS_BY_DESIGN["stratified"] (under "srs", PROPORTION_METHODS)
+RECALL_STRATIFIED_METHODS: tuple[str, ...] = (
+    "segments-clopper-pearson", "segments-hypergeometric", "delta",
 )
 # estimators.PROPORTION_METHODS
 PROPORTION_METHODS: tuple[str, ...] = (
