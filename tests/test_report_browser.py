@@ -103,3 +103,36 @@ def test_every_page_reads_at_1280_px_with_its_contents_resolving(browser, quick_
             if fragment and target.suffix == ".html":  # a claim's anchor on another page
                 assert f'id="{fragment}"' in target.read_text(), link
     assert all((shots / f"{name}.png").stat().st_size > 10_000 for name in SHOWN)
+
+
+def test_a_summary_page_of_results_made_elsewhere_reads_at_1280_px(browser, tmp_path):
+    """`evalcert summarise --out`'s page: no overflow, no console error, wide tables cued,
+    every anchor resolving, data escaped (a method named like markup shows as text)."""
+    import numpy as np
+    import pandas as pd
+
+    from studies.engine import Claim
+    from studies.engine.summary import summarise
+    from studies.report.summary_page import write_summary
+
+    rng = np.random.default_rng(5)
+    frame = pd.DataFrame({"n": np.repeat([20, 80], 400), "method": np.tile(["a", "<i>b"], 400),
+                          "b": 0.5 + rng.normal(0, 0.1, 800), "se": 0.1})
+    frame.loc[3, "b"] = np.nan
+    claim = Claim("a-unbiased", "a is unbiased within 0.05.", ("a",), "bias", "within",
+                  margin=0.05, resolution=0.05)
+    summary = summarise(frame, estimate="b", se="se", true=0.5, method="method", by=["n"],
+                        claims=[claim])
+    written = write_summary(summary, tmp_path, source="results.csv")
+    page, problems = _open(browser, Path(written["html"]))
+    width = page.evaluate("document.documentElement.scrollWidth")
+    hidden = page.evaluate(
+        """() => [...document.querySelectorAll('.scroll')]
+             .filter(box => box.scrollWidth > box.clientWidth + 1)
+             .filter(box => !(box.previousElementSibling
+                              && box.previousElementSibling.classList.contains('cue')))
+             .length""")
+    text = page.inner_text("body")
+    page.close()
+    assert problems == [] and width <= 1280 and hidden == 0
+    assert "<i>b" in text and "Claims: 1 hold" in text and "1 row left out" in text
