@@ -244,9 +244,41 @@ def test_cells_pooled_for_want_of_a_by_column_are_caught_or_reported():
     pooled = summarise(frame, estimate="b", true=TRUE, method="method", by=["n"])
     assert pooled.unused == ("dgm", "rep", "se", "theta")
     varying = frame.assign(theta=np.where(frame["dgm"] == "normal", 0.5, 0.6))
-    with pytest.raises(ValueError, match=r"`true` column 'theta' must be constant within a "
-                                         r"cell; got 2 values in cell n=20: add the column"):
-        summarise(varying, estimate="b", true="theta", method="method", by=["n"])
+    notes = summarise(varying, estimate="b", true="theta", method="method", by=["n"]).notes
+    assert notes == ("The true value varies within 2 of 2 cells: their measures are of each "
+                     "row's error against its own true value (if that is not the design, a "
+                     "column that tells cells apart is missing from `by`).",)
+    assert summarise(varying, estimate="b", true="theta", method="method",
+                     by=["n", "dgm"]).notes == ()
+
+
+def test_a_true_value_per_row_measures_each_rows_error():
+    """rsimsum's truth per row: bias, MSE, empirical SE, relative bias and coverage of the
+    errors against each row's own true value, by hand in pandas."""
+    rng = np.random.default_rng(11)
+    theta = rng.uniform(0.2, 0.8, 600)
+    frame = pd.DataFrame({"theta": theta, "b": theta + 0.03 + rng.normal(0, 0.1, 600),
+                          "se": 0.1})
+    got = summarise(frame, estimate="b", se="se", true="theta").frame.set_index("measure")
+    e = frame["b"] - frame["theta"]
+    inside = ((frame["b"] - Z * frame["se"] <= frame["theta"])
+              & (frame["theta"] <= frame["b"] + Z * frame["se"])).mean()
+    expected = {"bias": (e.mean(), e.std() / math.sqrt(600)),
+                "mse": ((e**2).mean(), (e**2).std() / math.sqrt(600)),
+                "relative_bias": ((e / frame["theta"]).mean(),
+                                  (e / frame["theta"]).std() / math.sqrt(600)),
+                "coverage": (inside, None)}
+    for measure, (value, mcse) in expected.items():
+        assert got.loc[measure, "value"] == pytest.approx(value, rel=1e-12)
+        if mcse is not None:
+            assert got.loc[measure, "mcse"] == pytest.approx(mcse, rel=1e-10)
+    assert got.loc["empirical_se", "value"] == pytest.approx(e.std(), rel=1e-12)
+    assert got.loc["mean_estimate", "value"] == pytest.approx(frame["b"].mean(), rel=1e-12)
+    # with the truth's mean as one true value the bias agrees, the spread does not
+    one = summarise(frame, estimate="b", se="se", true=float(theta.mean())).frame \
+        .set_index("measure")
+    assert one.loc["bias", "value"] == pytest.approx(got.loc["bias", "value"], rel=1e-9)
+    assert one.loc["empirical_se", "value"] > 1.5 * got.loc["empirical_se", "value"]
 
 
 def test_a_frame_without_a_method_column_is_one_method():

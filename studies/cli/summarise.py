@@ -159,6 +159,7 @@ def _summarise(args: argparse.Namespace) -> int:
         rows = json.loads(summary.frame.to_json(orient="records"))
         print(json.dumps({
             "file": args.file, "rows": rows, "unused_columns": list(summary.unused),
+            "notes": list(summary.notes),
             "verdicts": [{"claim": v.claim.name, "status": v.status, "reason": v.reason,
                           "detectable": _finite(v.detectable)} for v in verdicts]},
             indent=2))
@@ -198,6 +199,7 @@ def _lines(summary: Any) -> list[str]:
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
               for row in table]
+    lines += [f"note: {note}" for note in summary.notes]
     if summary.unused:
         lines.append(f"columns not used: {', '.join(map(str, summary.unused))} (a column that "
                      "tells design cells apart belongs in --by)")

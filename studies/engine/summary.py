@@ -13,7 +13,8 @@ ci.limits, df)``; Gasparini 2018):
 
 * ``estimate``, ``se``, ``low``, ``high``, ``reject``: column names (``se``, the interval and
   the rejection are optional; measures that need an absent one are left out);
-* ``true``: the true value, a number or a column (constant within each cell);
+* ``true``: the true value, a number or a column (which may vary from row to row: the
+  measures are then of each row's error, below);
 * ``method``: the column naming the method (none: the frame is one method, named after its
   ``estimate`` column);
 * ``by``: the columns that make the design cells (every combination is a cell);
@@ -23,10 +24,17 @@ ci.limits, df)``; Gasparini 2018):
   (rsimsum's "power").
 
 **Checked, never silent.** Every column named must be in the frame (the error names it and the
-columns present) and hold numbers; a true value that varies within a cell, or a replicate
-number that appears twice in one cell and method, is an error that names the cell (a column
-missing from ``by`` would otherwise pool cells); the frame's columns that no argument names
-are listed in `Summary.unused`.
+columns present) and hold numbers; a replicate number that appears twice in one cell and
+method is an error that names the cell (a column missing from ``by`` would otherwise pool
+cells); the frame's columns that no argument names are listed in `Summary.unused`, and the
+cells whose true value varies from row to row are counted in `Summary.notes` (a pooled cell
+would be one).
+
+**A true value per row.** Each measure of Table 6 is taken of the rows' errors ``e_i = t_i -
+theta_i``: bias ``mean e``, empirical SE ``sd(e)``, MSE ``mean e^2``, relative bias
+``mean(e_i / theta_i)`` with MCSE ``sd(e / theta) / sqrt(R)``, coverage the share of rows
+whose interval holds its own ``theta_i``, bias-eliminated coverage the share holding
+``theta_i + mean e``. With one true value in a cell these are the usual measures.
 
 **Missing values** (``missing="drop"``, the default): a row whose estimate, SE, interval
 bound, rejection or degrees of freedom is missing (NaN or None; an infinite estimate or SE
@@ -91,7 +99,7 @@ SUMMARY_MEASURES: tuple[str, ...] = (
     "nsim", "mean_estimate", "median_estimate", "mean_se2", "median_se2", "bias",
     "relative_bias", "empirical_se", "relative_precision", "mse", "model_se", "model_se_error",
     "coverage", "be_coverage", "width", "rejection")
-_FROM_PERFORMANCE = ("bias", "relative_bias", "empirical_se", "mse", "model_se",
+_FROM_PERFORMANCE = ("bias", "empirical_se", "mse", "model_se",
                      "model_se_error", "coverage", "be_coverage", "width", "rejection")
 _Z95 = float(stats.norm.isf(0.025))
 _STUDY = "summary"
@@ -127,6 +135,8 @@ class Summary:
         missing policy, MCSE formulas), for a page's provenance.
     verdicts : tuple of Verdict
         The verdict on each claim given (empty without claims).
+    notes : tuple of str
+        What the reader should know about the data read (cells whose true value varies).
     """
 
     frame: pd.DataFrame
@@ -135,6 +145,7 @@ class Summary:
     unused: tuple[str, ...]
     settings: Mapping[str, Any]
     verdicts: tuple[Verdict, ...] = ()
+    notes: tuple[str, ...] = ()
     _cells: tuple[CellResult, ...] = field(default=(), repr=False)
 
     def to_frame(self) -> pd.DataFrame:
@@ -317,10 +328,10 @@ def summarise(
     rows: list[dict[str, Any]] = []
     cells: list[CellResult] = []
     groups = data.groupby(list(by), sort=True, dropna=False) if by else [((), data)]
+    varying = 0
     for position, (key, cell) in enumerate(groups):
         params = {k: _plain(v) for k, v in
                   zip(by, key if isinstance(key, tuple) else (key,), strict=True)}
-        theta = _truth(cell, true, params)
         found: dict[str, dict[str, Measure]] = {}
         taken: dict[str, tuple[pd.DataFrame, int]] = {}
         for name in methods:
@@ -336,6 +347,7 @@ def summarise(
                     f"{_unused_text(frame, named, by)}).")
             used = rows_of[~rows_of["_absent"]]
             taken[name] = (rows_of, len(used))
+            theta = _float(used, true) if isinstance(true, str) else float(true)
             found[name] = _measures(used, theta, estimate=estimate, se=se, low=low, high=high,
                                     reject=reject, level=float(level), df=df,
                                     null=float(null), mcse=mcse)
@@ -353,15 +365,21 @@ def summarise(
             rows += _rows(params, name, values, n_used, len(rows_of) - n_used)
         performances = {name: Performance(values, taken[name][1])
                         for name, values in found.items() if taken[name][1] >= 2}
+        if isinstance(true, str) and cell[true].nunique() > 1:
+            varying += 1
         cells.append(CellResult(_STUDY, str(position), position, params, "monte-carlo",
                                 performances, {}, b""))
     tidy = _tidy(rows, by)
     unused = tuple(c for c in frame.columns if c not in {*named.values(), *by})
-    summary = Summary(tidy, by, methods, unused, settings, (), tuple(cells))
+    notes = (f"The true value varies within {varying} of {len(cells)} cells: their measures "
+             f"are of each row's error against its own true value (if that is not the "
+             f"design, a column that tells cells apart is missing from `by`).",) \
+        if varying else ()
+    summary = Summary(tidy, by, methods, unused, settings, (), notes, tuple(cells))
     claims = list(claims)
     if claims:
         summary = Summary(tidy, by, methods, unused, settings,
-                          summary.judge(claims, familywise_error=familywise_error),
+                          summary.judge(claims, familywise_error=familywise_error), notes,
                           tuple(cells))
     return summary
 
@@ -507,28 +525,22 @@ def _unused_text(frame: pd.DataFrame, named: Mapping[str, Any], by: Sequence[str
     return ", ".join(unused) if unused else "none"
 
 
-def _truth(cell: pd.DataFrame, true: float | str, params: Mapping[str, Any]) -> float:
-    if not isinstance(true, str):
-        return float(true)
-    values = np.unique(_float(cell, true))
-    if values.size != 1:
-        raise ValueError(f"`true` column {true!r} must be constant within a cell; got "
-                         f"{values.size} values{_where(params)}: add the column that makes it "
-                         "vary to `by`.")
-    return float(values[0])
-
-
-def _measures(used: pd.DataFrame, theta: float, *, estimate: str, se: str | None,
+def _measures(used: pd.DataFrame, theta: float | NDArray[np.float64], *, estimate: str, se: str | None,
               low: str | None, high: str | None, reject: str | None, level: float,
               df: float | str | None, null: float, mcse: str) -> dict[str, Measure]:
-    """Every measure of one method in one cell from its rows used (empty with fewer than 2)."""
+    """Every measure of one method in one cell from its rows used (empty with fewer than 2).
+
+    The measures of `performance` are taken of the errors ``t - theta`` against a true value
+    of 0, which serves a true value per row and, with one true value, gives the usual ones;
+    the relative bias is then ``mean((t - theta) / theta)``."""
     n = len(used)
     found = {"nsim": Measure(float(n), 0.0)}
     if n < 2:
         return found
     t = _float(used, estimate)
     s = _float(used, se) if se is not None else None
-    fields: dict[str, NDArray[Any]] = {"estimate": t}
+    errors = t - theta
+    fields: dict[str, NDArray[Any]] = {"estimate": errors}
     critical: NDArray[np.float64] | float | None = None
     if s is not None:
         fields["se"] = s
@@ -539,9 +551,9 @@ def _measures(used: pd.DataFrame, theta: float, *, estimate: str, se: str | None
             freedom = _float(used, df) if isinstance(df, str) else float(df)
             critical = np.asarray(stats.t.ppf(tail, freedom), dtype=np.float64)
     if low is not None and high is not None:
-        fields["low"], fields["high"] = _float(used, low), _float(used, high)
+        fields["low"], fields["high"] = _float(used, low) - theta, _float(used, high) - theta
     elif s is not None and critical is not None:
-        fields["low"], fields["high"] = t - critical * s, t + critical * s
+        fields["low"], fields["high"] = errors - critical * s, errors + critical * s
     if reject is not None:
         fields["reject"] = _float(used, reject)
     elif s is not None and critical is not None:
@@ -552,8 +564,15 @@ def _measures(used: pd.DataFrame, theta: float, *, estimate: str, se: str | None
     # values near the float limit (1e200) square past it: their MSE is inf and its MCSE
     # undefined (nan), shown as such, not an error
     with np.errstate(over="ignore", invalid="ignore"):
-        perf = performance(Estimates(**fields), theta, measures=_FROM_PERFORMANCE, mcse=mcse)
+        perf = performance(Estimates(**fields), 0.0, measures=_FROM_PERFORMANCE, mcse=mcse)
     found |= dict(perf.measures)
+    truth = np.broadcast_to(np.asarray(theta, dtype=np.float64), t.shape)
+    if (truth != 0).all():
+        ratio = errors / truth
+        found["relative_bias"] = Measure(float(np.mean(ratio)),
+                                         float(np.std(ratio, ddof=1) / math.sqrt(n)))
+    else:
+        found["relative_bias"] = Measure(math.nan, math.nan)
     return _ordered(found)
 
 

@@ -196,6 +196,7 @@ def _read_lines(summary: Summary) -> list[str]:
     if len(small):
         lines.append(f"{len(small)} cell-method pairs have fewer than 2 rows used: no "
                      "measures there.")
+    lines += list(summary.notes)
     if summary.unused:
         lines.append(f"Columns no argument named: {', '.join(map(str, summary.unused))}. If one "
                      "of them tells design cells apart, name it in `by`: otherwise its cells "
