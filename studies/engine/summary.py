@@ -525,8 +525,8 @@ def _unused_text(frame: pd.DataFrame, named: Mapping[str, Any], by: Sequence[str
     return ", ".join(unused) if unused else "none"
 
 
-def _measures(used: pd.DataFrame, theta: float | NDArray[np.float64], *, estimate: str, se: str | None,
-              low: str | None, high: str | None, reject: str | None, level: float,
+def _measures(used: pd.DataFrame, theta: float | NDArray[np.float64], *, estimate: str,
+              se: str | None, low: str | None, high: str | None, reject: str | None, level: float,
               df: float | str | None, null: float, mcse: str) -> dict[str, Measure]:
     """Every measure of one method in one cell from its rows used (empty with fewer than 2).
 
