@@ -137,18 +137,21 @@ def certification_lines(decision: dict[str, Any] | None, level: float) -> list[s
     target, low = decision["target"], decision["bound"]
     losci = f"the {percent(level)} LOSCI lower bound of {decision['method']}"
     if low is None:
-        return [f"not certified: {losci} is undefined (target {target:g})"]
-    shown = _distinct(low, target)
+        return [f"not certified: {losci} is undefined (target {target!r})"]
+    shown = _against(low, target)
     if decision["certified"]:
-        return [f"certified: {losci}, {shown}, is at least the target {target:g}"]
-    return [f"not certified: {losci}, {shown}, is below the target {target:g}"]
+        return [f"certified: {losci}, {shown}, is at least the target {target!r}"]
+    return [f"not certified: {losci}, {shown}, is below the target {target!r}"]
 
 
-def _distinct(value: float, target: float) -> str:
-    """``value`` to 4 decimals, or as many more as tell it apart from a different ``target``."""
+def _against(value: float, target: float) -> str:
+    """``value`` to 4 decimals, or to as many more as it takes for the shown number to stand
+    on the same side of ``target`` as ``value`` (in full where they are equal)."""
+    if value == target:
+        return repr(value)
     for digits in range(4, 18):
         shown = f"{value:.{digits}f}"
-        if value == target or float(shown) != target:
+        if float(shown) != target and (float(shown) > target) == (value > target):
             return shown
     return repr(value)
 
