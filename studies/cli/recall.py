@@ -53,7 +53,7 @@ def add_command(commands: Any) -> None:
                     "retrieved segment's sample, --fn and --tn the unretrieved one's).")
     add_counts(cmd, "test sample", segments=True)
     add_design(cmd, "recall")
-    cmd.add_argument("--method", choices=_METHODS, default=None,
+    cmd.add_argument("--method", choices=_METHODS, default=None, metavar="METHOD",
                      help="the interval's method, by design. srs: "
                           f"{', '.join(PROPORTION_METHODS)} (default clopper-pearson); "
                           f"stratified: {', '.join(RECALL_STRATIFIED_METHODS)} (default "
