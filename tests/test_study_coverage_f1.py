@@ -23,7 +23,11 @@ from studies.suite.coverage_f1 import (
     wrap_method,
 )
 from studies.suite.coverage_f1_exact import STUDY as EXACT_STUDY
-from studies.suite.coverage_f1_exact import enumerate_outcomes
+from studies.suite.coverage_f1_exact import (
+    enumerate_outcomes,
+    findings_by_level,
+    summary_by_level,
+)
 
 
 def _exact(**parameters) -> dict:
@@ -191,7 +195,125 @@ def test_summary_table_has_a_row_per_design_and_method(rare_small, tmp_path):
     result = run([EXACT_STUDY], grid=grid, rng=0, workers=1, out=tmp_path / "run")
     write_tables(result, tmp_path / "run", [EXACT_STUDY])
     header = (tmp_path / "run" / "coverage_f1_exact.summary.csv").read_text().splitlines()[0]
-    assert header.startswith("design,method,cells,mean_coverage,mean_coverage_mcse")
+    assert header.startswith("design,confidence_level,method,cells,mean_coverage")
+
+
+LEVELS = (0.9, 0.95, 0.99)
+
+
+def _srs_coverage(prevalence: float, f1: float, n: int, level: float) -> dict[str, float]:
+    """Exact coverage under simple random sampling from scipy.stats alone.
+
+    ``m = tp + fp + fn ~ Bin(n, pi (2 - F))`` and, given ``m``, ``tp ~ Bin(m, J)`` with
+    ``J = F / (2 - F)``; every (m, tp) with its probability. Intervals from their formulas:
+    Clopper-Pearson for J mapped by ``2 J / (1 + J)`` ([0, 1] at m = 0), and the delta and
+    logit-delta intervals with ``Var = 4 tp e (tp + e) / (2 tp + e)^4``, ``e = m - tp``
+    (undefined, so not covering, at m = 0; logit-delta also at F = 0 or 1).
+    """
+    m, tp = (a.ravel() for a in np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij"))
+    keep = tp <= m
+    m, tp = m[keep], tp[keep]
+    prob = (stats.binom.pmf(m, n, prevalence * (2 - f1))
+            * stats.binom.pmf(tp, m, f1 / (2 - f1)))
+    e = m - tp
+    alpha = 1 - level
+    j = {"two-sided": (np.where(tp == 0, 0.0, stats.beta.ppf(alpha / 2, tp, e + 1)),
+                       np.where(e == 0, 1.0, stats.beta.ppf(1 - alpha / 2, tp + 1, e))),
+         "greater": (np.where(tp == 0, 0.0, stats.beta.ppf(alpha, tp, e + 1)), 1.0)}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = 2 * tp / (2 * tp + e)
+        sd = np.sqrt(4 * tp * e * (tp + e)) / (2 * tp + e) ** 2
+        logit_sd = sd / (point * (1 - point))
+    defined, inner = m > 0, (tp > 0) & (e > 0)
+    z = {"two-sided": stats.norm.ppf(1 - alpha / 2), "greater": stats.norm.ppf(1 - alpha)}
+    covers = {}
+    for side, suffix in (("two-sided", ""), ("greater", "-losci")):
+        low, high = (2 * b / (1 + b) for b in j[side])
+        covers[f"jaccard-clopper-pearson{suffix}"] = (low <= f1) & (f1 <= high)
+        low, high = point - z[side] * sd, point + z[side] * sd
+        covers[f"delta{suffix}"] = defined & (low <= f1) & ((f1 <= high) | (side == "greater"))
+        centre = stats.logistic.ppf(np.where(inner, point, 0.5))
+        low = stats.logistic.cdf(centre - z[side] * logit_sd)
+        high = stats.logistic.cdf(centre + z[side] * logit_sd)
+        covers[f"logit-delta{suffix}"] = inner & (low <= f1) & (
+            (f1 <= high) | (side == "greater"))
+    return {name: float(prob[c].sum()) for name, c in covers.items()}
+
+
+def _segments_coverage(prevalence: float, f1: float, n: int, level: float
+                       ) -> dict[str, float]:
+    """Exact coverage of segments-clopper-pearson under stratified sampling, scipy.stats alone.
+
+    Proportional allocation ``n1 = round(n pi)``; ``tp ~ Bin(n1, F)`` (precision) and
+    ``fn ~ Bin(n0, pi (1 - F) / (1 - pi))``. Each segment's Clopper-Pearson bounds at tail
+    ``a / 4`` (two-sided) or ``a / 2`` (LOSCI), combined in ``F1 = 2 q R1 / (q R1 + q +
+    (1 - q) R0)`` with ``q = pi``: the lower bound at (R1 low, R0 high), the upper one at
+    (R1 high, R0 low).
+    """
+    n1 = round(n * prevalence)
+    n0 = n - n1
+    tp, fn = (a.ravel() for a in np.meshgrid(np.arange(n1 + 1), np.arange(n0 + 1),
+                                             indexing="ij"))
+    prob = (stats.binom.pmf(tp, n1, f1)
+            * stats.binom.pmf(fn, n0, prevalence * (1 - f1) / (1 - prevalence)))
+
+    def bounds(k, trials, tail):
+        return (np.where(k == 0, 0.0, stats.beta.ppf(tail, k, trials - k + 1)),
+                np.where(k == trials, 1.0, stats.beta.ppf(1 - tail, k + 1, trials - k)))
+
+    def f1_of(r1, r0):
+        return 2 * prevalence * r1 / (prevalence * r1 + prevalence + (1 - prevalence) * r0)
+
+    covers = {}
+    for suffix, tail in (("", (1 - level) / 4), ("-losci", (1 - level) / 2)):
+        (r1_low, r1_high), (r0_low, r0_high) = bounds(tp, n1, tail), bounds(fn, n0, tail)
+        low = f1_of(r1_low, r0_high)
+        high = f1_of(r1_high, r0_low) if not suffix else 1.0
+        covers[f"segments-clopper-pearson{suffix}"] = float(prob[(low <= f1) & (f1 <= high)].sum())
+    return covers
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_exact_coverage_at_each_level_is_that_of_an_enumeration_from_scipy(level):
+    # an independent enumeration (other outcomes: (m, tp) and (tp, fn); other code: scipy's
+    # binomial and beta distributions) of a few cells at each level; exact sums agree to
+    # rounding
+    cells = [("srs", 0.15, 0.7, 60), ("srs", 0.5, 0.3, 40), ("srs", 0.03, 0.95, 100),
+             ("stratified", 0.15, 0.7, 80), ("stratified", 0.5, 0.95, 30)]
+    for design, prevalence, f1, n in cells:
+        grid = Grid({"design": [design], "prevalence": [prevalence], "f1": [f1], "n": [n],
+                     "confidence_level": [level]}, n_replicates=2)
+        result = run([EXACT_STUDY], grid=grid, rng=0, workers=1)["coverage_f1_exact"]
+        expected = (_srs_coverage if design == "srs" else _segments_coverage)(
+            prevalence, f1, n, level)
+        for method, value in expected.items():
+            (row,) = result.rows("coverage", method=method)
+            assert row["value"] == pytest.approx(value, abs=1e-9), (design, prevalence, f1, n,
+                                                                    method)
+
+
+def test_the_exact_summary_and_findings_are_given_level_by_level():
+    grid = Grid({"design": ["srs", "stratified"], "prevalence": [0.15, 0.5], "f1": [0.7],
+                 "n": [50], "confidence_level": [0.9, 0.99]}, n_replicates=2)
+    result = run([EXACT_STUDY], grid=grid, rng=0, workers=1)["coverage_f1_exact"]
+    rows = summary_by_level(result)
+    assert {(r["design"], r["confidence_level"]) for r in rows} == {
+        (d, level) for d in ("srs", "stratified") for level in (0.9, 0.99)}
+    sentences = findings_by_level(result, rows)
+    for row in rows:
+        # each row a mean over its own level's 2 cells, never over both levels
+        values = [r["value"] for r in result.rows("coverage", method=row["method"])
+                  if r["params"]["design"] == row["design"]
+                  and r["params"]["confidence_level"] == row["confidence_level"]]
+        assert row["cells"] == len(values) == 2
+        assert row["mean_coverage"] == pytest.approx(np.mean(values), abs=1e-12)
+        if row["method"] in ("jaccard-clopper-pearson-losci", "segments-clopper-pearson-losci"):
+            label = {"srs": "Simple random sampling", "stratified": "Stratified sampling"}
+            (sentence,) = [s for s in sentences if s.startswith(
+                f"At {row['confidence_level'] * 100:g}%, **{label[row['design']]}**: the "
+                f"guaranteed")]
+            assert (f"{row['method']} {row['mean_coverage']:.3f} (exact) on average"
+                    in sentence)
 
 
 def test_stratified_enumeration_is_two_independent_binomials():
