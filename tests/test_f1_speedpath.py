@@ -89,7 +89,7 @@ def test_f1_of_segment_draws_is_f1_from_segments_bit_for_bit(q, r1, r0):
 
 
 @pytest.mark.parametrize(("design", "sizes", "finite"), [
-    ("srs", None, False), ("stratified", None, False), ("stratified", SIZES, False),
+    ("srs", None, False), ("stratified", "sample", False), ("stratified", SIZES, False),
     ("stratified", SIZES, True)])
 @pytest.mark.parametrize("scalar", [False, True])
 def test_beta_posterior_draws_are_the_plain_expressions(design, sizes, finite, scalar):
@@ -100,7 +100,7 @@ def test_beta_posterior_draws_are_the_plain_expressions(design, sizes, finite, s
 
 
 @pytest.mark.parametrize(("design", "sizes"), [
-    ("srs", None), ("stratified", None), ("stratified", SIZES)])
+    ("srs", None), ("stratified", "sample"), ("stratified", SIZES)])
 @pytest.mark.parametrize("scalar", [False, True])
 def test_bootstrap_draws_are_the_plain_expressions(design, sizes, scalar):
     counts, sizes = _pick(COUNTS, sizes, scalar)
@@ -113,4 +113,5 @@ def _pick(counts, sizes, scalar):
     """The counts (and sizes) of every column, or of the first column alone as scalars."""
     if not scalar:
         return counts, sizes
-    return [c[0] for c in counts], None if sizes is None else tuple(s[0] for s in sizes)
+    return [c[0] for c in counts], sizes if not isinstance(sizes, tuple) else tuple(
+        s[0] for s in sizes)
