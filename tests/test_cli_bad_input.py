@@ -128,10 +128,11 @@ class Command:
     options: tuple[Option, ...]
     results: tuple[int, ...] = (0,)
     unknown: tuple[str, ...] = ("--no-such-option", "-Z", "unexpected-zq7")
+    variant: str = ""  # a second valid call of the same command (its key in COMMANDS)
 
     @property
     def name(self) -> str:
-        return " ".join(self.words)
+        return " ".join((*self.words, *([self.variant] if self.variant else [])))
 
 
 LEVEL = numbers(st.floats(0, 1).map(repr))
@@ -147,6 +148,22 @@ COMMANDS = {
         *COUNT_OPTIONS, Option("--method", choices("delta", "bootstrap")),
         Option("--confidence-level", LEVEL), Option("--draws", small_counts()),
         Option("--seed", numbers()), Option("--json"))),
+    "recall": Command(
+        ("recall",), (*COUNTS, "--design", "stratified", "--retrieved", "800", "--unretrieved",
+                      "9200", "--target", "0.35"), (
+            *COUNT_OPTIONS, Option("--design", choices("srs", "stratified")),
+            Option("--retrieved", numbers()), Option("--unretrieved", numbers()),
+            Option("--finite"), Option("--target", LEVEL),
+            Option("--method", choices("segments-clopper-pearson", "delta", "wilson")),
+            Option("--confidence-level", LEVEL), Option("--json"))),
+    "f1 stratified": Command(
+        ("f1",), (*COUNTS, "--design", "stratified", "--retrieved", "800", "--unretrieved",
+                  "9200", "--target", "0.5", "--method", "segments-clopper-pearson"), (
+            *COUNT_OPTIONS, Option("--design", choices("srs", "stratified")),
+            Option("--retrieved", numbers()), Option("--unretrieved", numbers()),
+            Option("--finite"), Option("--target", LEVEL),
+            Option("--method", choices("segments-hypergeometric", "jaccard-wilson")),
+            Option("--confidence-level", LEVEL), Option("--json")), variant="stratified"),
     "sample-size": Command(
         ("sample-size",), (*COUNTS, "--target", "0.6", "--draws", "100", "--seed", "1",
                            "--max-draws", "400"), (
@@ -429,6 +446,8 @@ test_bad_input_to_sample_size = _property("sample-size", 60)
 test_bad_input_to_stratified = _property("stratified", 80)
 test_bad_input_to_gain = _property("gain", 80)
 test_bad_input_to_summarise = _property("summarise", 80)
+test_bad_input_to_recall = _property("recall", 80)
+test_bad_input_to_f1_stratified = _property("f1 stratified", 60)
 test_bad_input_to_study_list = _property("study list", 10)
 test_bad_input_to_study_run = _property("study run", 40)
 test_bad_input_to_study_check = _property("study check", 30)
