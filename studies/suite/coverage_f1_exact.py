@@ -232,7 +232,7 @@ EXACT_CLAIMS = (
           "level: neither short nor needlessly wide once the counts are large (a 95% LOSCI "
           "taken at the two-sided level would cover about 97.5%). At 90% the two-sided "
           "logit-delta interval covers more where F1 is high and n small (quick grid: 91.2% "
-          "at n = 100, F1 0.95 a third of the mean; full grid: within 1 point).",
+          "at n = 100, where F1 = 0.95 is a third of the mean; full grid: within 1 point).",
           ("logit-delta", "logit-delta-losci", "jaccard-agresti-coull",
            "jaccard-agresti-coull-losci", "jaccard-mid-p", "jaccard-mid-p-losci"), "coverage",
           "within", target="confidence_level", margin=0.01,
@@ -248,8 +248,8 @@ EXACT_CLAIMS = (
           "At 99%, with at least 50 expected relevant documents, averaged over prevalence and "
           "F1 at each design and n, the delta LOSCI covers at most 98.5%: it misses at least "
           "1.5 times as often as nominal (full grid: 97.2-98.2%, 1.8-2.8 times). F1's "
-          "sampling distribution is left-skewed, so the symmetric lower bound sits the more "
-          "too high the further into the tail it reaches: the shortfall relative to nominal "
+          "sampling distribution is left-skewed, so a symmetric lower bound sits too high, the "
+          "more so the further into the tail it reaches: the shortfall relative to nominal "
           "grows with the level, though in points it is no larger than at 90% (full grid: "
           "0.8-1.8 points against 1.3-2.4).",
           ("delta-losci",), "coverage", "at_most", target="confidence_level", margin=-0.005,
@@ -399,10 +399,12 @@ FIGURES = (
 
 
 def _levels(result: StudyResult) -> list[float]:
+    """The confidence levels of the run's cells, ascending."""
     return sorted({float(cell.params["confidence_level"]) for cell in result.cells})
 
 
 def _at_level(result: StudyResult, level: float) -> StudyResult:
+    """The run's cells at one confidence level."""
     return StudyResult(result.study, tuple(
         c for c in result.cells if float(c.params["confidence_level"]) == level),
         parameters=result.parameters)
