@@ -39,13 +39,13 @@ method             construction                                           strata
 
 ``wald`` is Lewis's interval; section 9.3 reports that it degenerated to a point in 32 of the 48
 cases where the pooled estimate lay above it, because no relevant document was sampled. Exact
-coverage (summed over the hypergeometric sampling distribution, ``tests/test_sampling.py``) of
-the nominal 95% intervals in that worst case, 256 documents with 6 relevant in two strata of
-200 and 56 sampled 50 + 50: ``jeffreys`` 0.960, ``mover-wilson`` 0.960, ``korn-graubard`` 0.686,
-``wald`` 0.687; a simple random sample of 30 from 500 documents with 5 relevant: 0.969, 0.969,
-0.998, 0.267. ``jeffreys`` is the default: deterministic, free of the variance estimate, and
-near the nominal level in these cases and in the Figure 2 populations (0.993, 0.948, 0.963 for
-R1-R3, where ``wald`` gives 0.950, 0.942, 0.862).
+coverage (summed over the hypergeometric sampling distribution,
+``tests/estimators/test_sampling.py``) of the nominal 95% intervals in that worst case, 256
+documents with 6 relevant in two strata of 200 and 56 sampled 50 + 50: ``jeffreys`` 0.960,
+``mover-wilson`` 0.960, ``korn-graubard`` 0.686, ``wald`` 0.687; a simple random sample of 30 from
+500 documents with 5 relevant: 0.969, 0.969, 0.998, 0.267. ``jeffreys`` is the default:
+deterministic, free of the variance estimate, and near the nominal level in these cases and in the
+Figure 2 populations (0.993, 0.948, 0.963 for R1-R3, where ``wald`` gives 0.950, 0.942, 0.862).
 
 Policies
 --------

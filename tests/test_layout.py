@@ -1,10 +1,13 @@
-"""The layout of the packages: imports point down and never go round in a circle.
+"""The layout of the packages: imports point down and never go round in a circle; the tests
+mirror the packages.
 
 The layers, top to bottom: ``studies.cli`` -> ``studies.audit`` -> ``studies.report`` ->
 ``studies.suite`` -> ``studies.engine`` -> ``estimators``. A module may import its own layer or
 any layer below;
-every import statement counts, including those inside functions. The checks are tested on
-small made-up graphs too, so that they are seen to fail.
+every import statement counts, including those inside functions. A module's tests sit in the
+folder of its package's path under ``tests/`` (``tests/studies/engine/`` for ``studies/engine/``),
+the tests of the whole repository in ``tests/`` itself. The checks are tested on small made-up
+graphs and trees too, so that they are seen to fail.
 """
 
 from __future__ import annotations
@@ -159,3 +162,49 @@ def test_every_name_the_package_exports_is_importable():
     exec("from estimators import *", namespace)
     assert set(estimators.__all__) <= set(namespace)
     assert not [n for n in estimators.__all__ if inspect.ismodule(namespace[n])]
+
+
+
+def misplaced_tests(root: Path) -> list[str]:
+    """The test modules under ``root/tests`` in a folder that mirrors no package of ``root``
+    (``tests/studies/engine/`` mirrors ``studies/engine/``; ``tests/`` itself holds the tests
+    of the whole repository)."""
+    tests = root / "tests"
+    return [path.relative_to(tests).as_posix() for path in sorted(tests.rglob("test_*.py"))
+            if path.parent != tests
+            and not (root / path.parent.relative_to(tests) / "__init__.py").is_file()]
+
+
+def test_tests_mirror_the_packages():
+    assert misplaced_tests(ROOT) == []
+    assert {p.parent.relative_to(ROOT / "tests").as_posix()
+            for p in (ROOT / "tests").rglob("test_*.py")} >= {
+        "estimators", "studies/engine", "studies/suite", "studies/report", "studies/cli"}
+
+
+def test_the_mirror_check_finds_a_misplaced_test(tmp_path):
+    for name in ("estimators/__init__.py", "studies/__init__.py", "studies/engine/__init__.py",
+                 "tests/test_readme.py", "tests/estimators/test_a.py",
+                 "tests/studies/engine/test_b.py", "tests/studies/engines/test_c.py",
+                 "tests/engine/test_d.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).touch()
+    assert misplaced_tests(tmp_path) == ["engine/test_d.py", "studies/engines/test_c.py"]
+
+
+def test_test_modules_have_distinct_names_and_no_package():
+    # each test folder is put on sys.path and its modules imported by their bare names
+    # (pytest's default import mode; studies are run by such names, ``test_engine_run:SLOW``),
+    # so two test modules of one name would clash
+    names = [path.name for path in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted({name for name in names if names.count(name) > 1}) == []
+    assert list((ROOT / "tests").rglob("__init__.py")) == []
+
+
+def test_the_packages_are_not_the_test_folders_of_their_names():
+    # tests/ is on sys.path too, and its estimators/ and studies/ would be namespace packages
+    import estimators
+    import studies
+
+    assert Path(estimators.__file__).parent == ROOT / "estimators"
+    assert Path(studies.__file__).parent == ROOT / "studies"

@@ -10,6 +10,6 @@ Building the parser imports no estimator, engine, report, suite nor numpy: they 
 scipy, pandas and matplotlib, most of a second that ``evalcert --help`` need not wait. A
 command module imports them in the functions that run the command ("deferred: see
 studies.cli"), and the choices the parsers show come from `names`. ``f1`` and ``study`` import
-theirs at module level, so their parsers are in `parsers`. ``tests/test_cli_startup.py``
+theirs at module level, so their parsers are in `parsers`. ``tests/studies/cli/test_cli_startup.py``
 checks what the parser imports.
 """

@@ -2,8 +2,8 @@
 
 Building the parser must import no estimator, engine or report: those bring in scipy, pandas
 and matplotlib, most of a second, which ``evalcert --help`` need not pay. The choices and
-defaults the parsers show are copied here instead; ``tests/test_cli_startup.py`` checks that
-every copy equals its source, so that they cannot drift apart.
+defaults the parsers show are copied here instead; ``tests/studies/cli/test_cli_startup.py``
+checks that every copy equals its source, so that they cannot drift apart.
 """
 
 from __future__ import annotations

@@ -114,7 +114,8 @@ def pin_markdown(table: pd.DataFrame) -> str:
     lines = ["# What pins each public estimator method", "",
              "Written by `evalcert study pins --out docs/method-pins.md` from the suite's "
              "claims (`Claim.pins`) and the methods each study runs "
-             "(`Study.estimator_methods`); `tests/test_pins.py` fails when it is stale.", "",
+             "(`Study.estimator_methods`); `tests/studies/engine/test_pins.py` fails when it "
+             "is stale.", "",
              f"{both} of {len(table)} public estimator methods are pinned from both sides "
              "(a claim on their validity and one on their efficiency); the rest lack what "
              "the last column says.", "",

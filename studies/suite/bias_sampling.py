@@ -24,13 +24,13 @@ Estimands
     (u_a, u_b)``.
 Methods
     ``srs``: ``((u_a - u_b) A / n + u_b) N`` (eq. 5 with eq. 6) with the MSE estimate eq. 30 as
-    model variance. ``stratified``: eq. 5 with eq. 7, MSE eq. 35. ``pooled``: `pooled_estimate`
-    with the stratified sample as the judged pool (the pool is exactly the judged documents;
-    no model SE). The proportions and variances are `estimators.stratified_proportion`,
-    vectorised over outcomes, mapped to utility by eq. 25 and 27 (``tests/test_study_bias.py``
-    checks them against `StratifiedEstimate` and `srs_estimate`). A user method (``--method
-    module:callable``) is ``estimator(sizes, sampled, positives) -> (estimate, variance)`` of
-    the proportion ``p``, with ``positives`` an int array (outcomes x strata), as
+    model variance. ``stratified``: eq. 5 with eq. 7, MSE eq. 35. ``pooled``: `pooled_estimate` with
+    the stratified sample as the judged pool (the pool is exactly the judged documents; no model
+    SE). The proportions and variances are `estimators.stratified_proportion`, vectorised over
+    outcomes, mapped to utility by eq. 25 and 27 (``tests/studies/suite/test_study_bias.py`` checks
+    them against `StratifiedEstimate` and `srs_estimate`). A user method (``--method
+    module:callable``) is ``estimator(sizes, sampled, positives) -> (estimate, variance)`` of the
+    proportion ``p``, with ``positives`` an int array (outcomes x strata), as
     `estimators.stratified_proportion`; it is applied to the stratified sample.
 Performance measures
     Bias, relative bias, empirical SE, MSE, model SE and its relative error. The summary table

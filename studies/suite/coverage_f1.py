@@ -71,7 +71,8 @@ Performance measures
     chunks of `CHUNK` replicates). The deterministic methods (``DETERMINISTIC``: delta,
     logit-delta and the one-design methods) are also computed **exactly** for ``n <= 1000``
     by `studies.suite.coverage_f1_exact`; on the cells both studies share, the Monte Carlo
-    coverage agrees with the exact one to within its MCSE (``tests/test_study_coverage_f1.py``).
+    coverage agrees with the exact one to within its MCSE
+    (``tests/studies/suite/test_study_coverage_f1.py``).
 
 References
 ----------

@@ -65,13 +65,13 @@ Speed
     cross-validation); the fits dominate its time, the corpus is generated once per run.
 
 What the tests check
-    With fixed seeds (`tests/test_text_learner.py`): the mean true F1 of the default learner
-    rises by more than 0.05 from 200 to 3,200 training documents and rises less over the last
-    quarter of those steps than over the first (a learning curve that levels off); and, as in
-    Figure 3 of the paper, cross-validation understates F1 where the curve is steep: over 100
-    runs of 40 training documents, CV F1 minus true F1 is below 0 by more than 3.09 standard
-    errors, while the same statistic does not fire for the true cells scaled to counts nor for
-    a held-out sample of 40 from the population. Figure 3's largest understatement, about 0.08,
+    With fixed seeds (`tests/studies/suite/test_text_learner.py`): the mean true F1 of the default
+    learner rises by more than 0.05 from 200 to 3,200 training documents and rises less over the
+    last quarter of those steps than over the first (a learning curve that levels off); and, as in
+    Figure 3 of the paper, cross-validation understates F1 where the curve is steep: over 100 runs
+    of 40 training documents, CV F1 minus true F1 is below 0 by more than 3.09 standard errors,
+    while the same statistic does not fire for the true cells scaled to counts nor for a held-out
+    sample of 40 from the population. Figure 3's largest understatement, about 0.08,
     pools the paper's 29 RCV1-v2 topics.
 
 References

@@ -289,9 +289,9 @@ def test_plan_interval_ends_are_the_first_sizes_of_the_bracketing_order_statisti
 # Exact pins of whole plans. The data below were produced by the implementation before the
 # fast path (which bounded every simulated test set with `f1_ci`, seeded a new generator at
 # every size and sorted each size's bounds), by running this module as a script
-# (``python tests/test_power_pinned.py``) on it; the planner must reproduce them bit for bit:
-# the same draws, the same sizes simulated, the same plan. ``passing`` counts the draws whose
-# simulated bound is above the target at each size of the power curve.
+# (``python tests/estimators/test_power_pinned.py``) on it; the planner must reproduce them bit
+# for bit: the same draws, the same sizes simulated, the same plan. ``passing`` counts the draws
+# whose simulated bound is above the target at each size of the power curve.
 
 # (name, confusion, target, keyword arguments of certification_sample_size)
 PLAN_CASES = [

@@ -21,7 +21,7 @@ from studies.audit import (
 from studies.audit.audit import _outcome
 from studies.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 WILSON_SHRUNK = """
 [[fault]]

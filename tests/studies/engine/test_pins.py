@@ -17,7 +17,7 @@ from studies.engine import Claim
 from studies.engine.pins import pin_markdown, pin_table, public_methods
 from studies.suite import get_study, study_names
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 # The methods no claim yet pins from one side or both (see docs/method-pins.md): none.
 KNOWN_GAPS: dict[str, str] = {}

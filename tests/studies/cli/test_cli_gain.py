@@ -14,11 +14,11 @@ import pytest
 from estimators.gain import gain_table
 from studies.cli.main import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 # Klubička et al. (2018), section 4: 2,091 candidates, 414 VNICs, $0.04 per candidate.
 N_PAIRS, N_VNICS, COST = 2091, 414, 0.04
-# Positives per decile of the three models, as in tests/test_gain.py (Situations 1-3).
+# Positives per decile of the three models, as in tests/estimators/test_gain.py (Situations 1-3).
 DECILE_POSITIVES = {
     "M1": [205, 209, 0, 0, 0, 0, 0, 0, 0, 0],
     "M2": [207, 203, 0, 4, 0, 0, 0, 0, 0, 0],

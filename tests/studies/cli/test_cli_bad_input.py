@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from studies.cli.args import MAX_DRAWS, MAX_WORKERS
 from studies.cli.main import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 PREFIX = "evalcert: error: "
 COUNTS = ["--tp", "60", "--fp", "20", "--fn", "25", "--tn", "395"]
 

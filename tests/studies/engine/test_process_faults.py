@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from test_engine_run import slowed_mean
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent  # on the path of a run of this module's studies
+ROOT = HERE.parents[2]
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not sys.platform.startswith("linux"),
@@ -21,14 +22,14 @@ pytestmark = [pytest.mark.slow,
 
 
 # 12 cells of 0.4 s on 2 workers, so both are mid-cell when the kill lands (run as
-# test_process_faults:SLEEPY, with tests/ on the path).
+# test_process_faults:SLEEPY, with tests/studies/engine/ on the path).
 SLEEPY = slowed_mean("sleepy_mean", 0.4)
 # A second study, run after SLEEPY: its cells are still running when SLEEPY's tables are written.
 DROWSY = slowed_mean("drowsy_mean", 0.4)
 
 
 def _study_run(out, *extra, studies=("test_process_faults:SLEEPY",)):
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'tests'}")
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{HERE}")
     return subprocess.Popen(
         [sys.executable, "-m", "studies.cli", "study", "run", *studies,
          "--grid", "quick", "--seed", "1", "--workers", "2", "--out", str(out), *extra],

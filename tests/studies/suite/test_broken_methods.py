@@ -5,7 +5,7 @@ detect (a claim's resolution): an interval shrunk until it under-covers by about
 estimator shifted by the bias its claim must detect, a model SE scaled by 30%. The study's quick
 run through the command line (in process, ``--workers 1``, so the patched method is the one run;
 the quick suite's seed) must then exit 1, naming the claim that catches the break. The same
-studies' unbroken quick runs hold (`tests/test_claims.py`, on the same seed).
+studies' unbroken quick runs hold (`tests/studies/engine/test_claims.py`, on the same seed).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The breaks coverage_f1's claims must catch.
 
 The size of the break that coverage_f1's quick grid must catch, an interval 5 points short:
-`tests/test_broken_methods.py` runs the quick suite with this interval and sees it exit 1; the
-unbroken quick suite's verdicts are checked by
-``tests/test_claims.py::test_every_claim_judged_on_the_quick_grid_holds_with_power``. And the
-claims coverage_f1_exact judges at 90% and 99%: each holds on exact values and fails on a
+`tests/studies/suite/test_broken_methods.py` runs the quick suite with this interval and sees it
+exit 1; the unbroken quick suite's verdicts are checked by
+``tests/studies/engine/test_claims.py::test_every_claim_judged_on_the_quick_grid_holds_with_power``.
+And the claims coverage_f1_exact judges at 90% and 99%: each holds on exact values and fails on a
 method broken for it, at the level it is about.
 """
 

@@ -30,7 +30,7 @@ from studies.engine.salvage import salvage
 from studies.engine.store import DB_NAME, lock_run
 from studies.suite import get_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 STUDIES = ["binomial_coverage", "mean_bias"]
 TABLES = ["binomial_coverage.csv", "mean_bias.csv", "binomial_coverage.summary.csv",
           "mean_bias.summary.csv"]

@@ -1,8 +1,8 @@
 """The size of the break that gain_budget's quick grid must catch: an interval 5 points short.
 
-`tests/test_broken_methods.py` runs the quick suite with this interval and sees it exit 1; the
-unbroken quick suite's verdicts are checked by
-``tests/test_claims.py::test_every_claim_judged_on_the_quick_grid_holds_with_power``.
+`tests/studies/suite/test_broken_methods.py` runs the quick suite with this interval and sees it
+exit 1; the unbroken quick suite's verdicts are checked by
+``tests/studies/engine/test_claims.py::test_every_claim_judged_on_the_quick_grid_holds_with_power``.
 """
 
 from __future__ import annotations

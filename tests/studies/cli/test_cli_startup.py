@@ -23,7 +23,7 @@ from studies.cli import names, study
 from studies.cli.main import build_parser
 from studies.report.compare import FAMILYWISE_ERROR
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 # Runs ``main(argv)`` with its output discarded, then prints its exit status and the modules
 # imported by then.

@@ -46,7 +46,7 @@ SMALL_DRAWS = 300  # enough for properties that hold for any replicates
 
 def test_method_and_design_names_are_the_documented_ones():
     exact = {"dirichlet-posterior", "segments-clopper-pearson", "segments-hypergeometric",
-             *(f"jaccard-{m}" for m in PROPORTION_METHODS)}  # tests/test_f1_guaranteed.py
+             *(f"jaccard-{m}" for m in PROPORTION_METHODS)}  # test_f1_guaranteed.py
     assert set(F1_METHODS) == set(METHODS) | exact
     assert set(F1_DESIGNS) == {"srs", "stratified"}
 
@@ -716,7 +716,7 @@ def _options(options: dict, counts: tuple[int, ...]) -> dict:
         return options
     n1, n0 = counts[0] + counts[1], counts[2] + counts[3]
     sizes = (n1 + options["extra"][0], n0 + options["extra"][1])
-    assume(sizes != (0, 0))  # an empty population is an error (tests/test_bad_input.py)
+    assume(sizes != (0, 0))  # an empty population is an error (tests/estimators/test_bad_input.py)
     return {"design": "stratified", "population_sizes": sizes}
 
 

@@ -28,7 +28,7 @@ from scipy import stats
 from estimators import f1_ci, f1_estimate, recall_ci, recall_estimate
 from studies.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 PREFIX = "evalcert: error: "
 
 

@@ -30,7 +30,8 @@ from studies.engine.seeding import cell_key, cell_seed
 from studies.report import write_tables
 from studies.suite.registry import claim_false_alarm, get_study, study_names
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).resolve().parent  # on the path of a run of this module's studies
+ROOT = HERE.parents[2]
 MEAN = get_study("mean_bias")
 
 
@@ -43,8 +44,9 @@ def _sleeping_generate(seconds, params, n_replicates, *, rng=None):
 def slowed_mean(name: str, seconds: float) -> Study:
     """mean_bias with every cell ``seconds`` slower: 12 quick cells, long enough to interrupt.
 
-    Run by name as ``test_engine_run:NAME`` (or from a module importing it) with tests/ on the
-    path; the generator is a partial of a module-level function, so workers can unpickle it.
+    Run by name as ``test_engine_run:NAME`` (or from a module importing it) with this directory
+    (tests/studies/engine/) on the path; the generator is a partial of a module-level function,
+    so workers can unpickle it.
     """
     return Study(
         name=name, version="1",
@@ -209,7 +211,7 @@ def _cells(directory):
 
 
 def _study_process(out, *extra):
-    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{ROOT / 'tests'}")
+    env = dict(os.environ, PYTHONPATH=f"{ROOT}{os.pathsep}{HERE}")
     # SIGINT as a terminal gives it: a shell's background job (a CI runner's, nohup's)
     # inherits it ignored, and the Ctrl-C test would then send a signal nobody hears
     return subprocess.Popen(
@@ -230,7 +232,7 @@ def _wait_for_cells(out, at_least, process):
 
 @pytest.mark.slow
 def test_resume_after_sigkill_matches_an_uninterrupted_run(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "tests"))
+    monkeypatch.syspath_prepend(str(HERE))
     killed = tmp_path / "killed"
     process = _study_process(killed)
     _wait_for_cells(killed, 3, process)
@@ -259,7 +261,7 @@ def test_ctrl_c_stops_cleanly_keeping_finished_cells(tmp_path, capsys, monkeypat
     assert _cells(out) >= 2
     assert (out / "slow_mean.csv").exists()
     # its verdicts cover part of the grid: check and report say so and do not pass
-    monkeypatch.syspath_prepend(str(ROOT / "tests"))
+    monkeypatch.syspath_prepend(str(HERE))
     assert main(["study", "check", str(out)]) == 1
     line = capsys.readouterr().out.splitlines()[-1]
     assert line.startswith(f"INCOMPLETE {out}: incomplete: ") and "of 12 cells" in line
