@@ -70,7 +70,8 @@ nitpick_ignore_regex = [
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"evalcert {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["gallery.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,

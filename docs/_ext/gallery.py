@@ -120,26 +120,29 @@ def study_page(study: Any) -> tuple[str, dict[str, int]]:
             "",
         ]
     rows = []
+    statements = []
     for claim in study.claims:
         row = verdicts.get(claim.name)
+        statements.append(f"* **{text(claim.name)}**: {text(claim.statement)}")
         if row is None:
-            rows.append([f"``{text(claim.name)}``", text(claim.statement), "not recorded", "",
-                         "", "not in the reference verdicts (a claim added since)"])
+            rows.append([text(claim.name), "not recorded", "", "",
+                         "not in the reference verdicts (a claim added since)"])
             continue
-        unit = f" ({text(row['unit'])})" if row.get("unit") else ""
+        unit = f" ({text(row['unit'].replace('_', ' '))})" if row.get("unit") else ""
         rows.append([
-            f"``{text(claim.name)}``",
-            text(claim.statement),
+            text(claim.name),
             f"**{text(row['status'])}**",
             number(row["detectable"]),
             number(row["resolution"]) + unit,
-            text(row["reason"] or (f"worst {number(row['worst'])}" if row["worst"] else "")),
+            text(row["reason"] or (f"worst: {row['worst']}" if row["worst"] else "")),
         ])
     lines += list_table(
-        ["claim", "statement", "verdict", "detectable", "resolution", "worst value or reason"],
+        ["claim", "verdict", "detectable", "resolution", "worst value or reason"],
         rows,
-        [16, 40, 10, 9, 10, 15],
+        [24, 19, 14, 16, 27],
     )
+    lines += heading("Claims", "~")
+    lines += [*statements, ""]
 
     if study.recommendations:
         lines += heading("Recommendations", "~")
