@@ -18,7 +18,7 @@ Dask's nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536`` (its defau
 its adaptive mmap threshold, so every array above 128 KiB is mapped afresh and its pages
 faulted in on first touch: allocation-heavy cells ran up to 2.3x slower there than in a local
 worker (a power_calibration_exact cell: 55 s of CPU against 24 s). The "Dask 2 workers"
-cluster is started without it (`WORKER_CONFIG`, as README advises for clusters that run
+cluster is started without it (`WORKER_CONFIG`, as docs/guide/dask.md advises for clusters that run
 studies); "Dask 2 workers, default nanny" keeps Dask's default, to show the cost.
 
 Run: ``python benchmarks/bench_parallel.py`` (about 25 minutes on an idle 2-core machine);

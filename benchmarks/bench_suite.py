@@ -8,10 +8,10 @@ when each result was stored); the peak memory of that command (the resident memo
 command and its worker processes, summed, sampled every 0.2 s); and, apart, the wall time and
 peak memory of judging and reporting alone (``evalcert study report`` on the finished run,
 which reads the run back from its store). The last row totals them. With ``--dask``, the
-whole suite then runs once more as one command on a loopback Dask cluster started as
-README.md says (a ``dask scheduler`` process and a ``dask worker`` process with 2
-single-threaded workers, configured by the README's YAML), and every table it writes (CSV and
-text) is compared byte for byte with the 2-local-worker runs.
+whole suite then runs once more as one command on a loopback Dask cluster started as the
+docs' Dask page (docs/guide/dask.md) says (a ``dask scheduler`` process and a ``dask worker``
+process with 2 single-threaded workers, configured by that page's YAML), and every table it
+writes (CSV and text) is compared byte for byte with the 2-local-worker runs.
 
 With ``--together``, the studies instead run as ONE command (``evalcert study run NAME ...
 --workers 2``: one pool, the costliest tasks first), as the whole suite is run in one sitting:
@@ -164,7 +164,8 @@ def measure_study(name: str, workers: Sequence[int], grid: str, scratch: Path
 
 
 def _start_cluster(scratch: Path) -> tuple[str, list[subprocess.Popen[bytes]], dict[str, str]]:
-    """A loopback cluster as README.md starts one: scheduler and 2 single-threaded workers."""
+    """A loopback cluster as docs/guide/dask.md starts one: a scheduler and 2 single-threaded
+    workers."""
     from distributed import Client
 
     (scratch / "dask").mkdir(exist_ok=True)
@@ -304,7 +305,7 @@ def markdown(rows: Sequence[dict[str, Any]], workers: Sequence[int],
     if dask is not None:
         same = not dask["differing"] and not dask["missing"]
         text += (f"\n\nThe same studies as one command on a loopback Dask cluster (2 workers, "
-                 f"`dask scheduler` and `dask worker` as README.md starts them): "
+                 f"`dask scheduler` and `dask worker` as docs/guide/dask.md starts them): "
                  f"{_minutes(dask['seconds'])}, peak memory of the command "
                  f"{dask['mb']:,.0f} MB; {dask['tables']} tables compared with the "
                  f"{workers[-1]}-worker runs: "

@@ -1,10 +1,11 @@
 """A study run on a Dask cluster started as a user starts one gives the local run's files.
 
-The cluster is the one README.md describes: a ``dask scheduler`` process and a ``dask worker``
-process with two single-threaded workers, on loopback, the workers started with the README's
-Dask configuration (Dask's nanny keeps glibc's adaptive mmap threshold). The same command runs
-once with ``--scheduler`` and once on two local workers; every table (CSV and text) must be
-the same bytes, and every page the same apart from its timing rows and the command it records.
+The cluster is the one docs/guide/dask.md describes: a ``dask scheduler`` process and a
+``dask worker`` process with two single-threaded workers, on loopback, the workers started with
+that page's Dask configuration (Dask's nanny keeps glibc's adaptive mmap threshold). The same
+command runs once with ``--scheduler`` and once on two local workers; every table (CSV and
+text) must be the same bytes, and every page the same apart from its timing rows and the
+command it records.
 """
 
 import json

@@ -3,8 +3,8 @@
 Checks, as a reader's browser sees them at 1,280 px: no console error, no page wider than the
 window, every figure (inline SVG) drawn with a size, every image loaded, every link to a file
 of the report and every anchor resolving; screenshots of the index and two pages are saved
-beside the report (``screenshots/``; the README shows copies of them from
-``reports/screenshots/``). Skipped, saying why, where Chromium or Playwright is not
+beside the report (``screenshots/``; ``reports/screenshots/`` keeps copies, and the README
+shows the index's). Skipped, saying why, where Chromium or Playwright is not
 installed (`.ci/run` installs Debian's chromium).
 """
 
@@ -48,7 +48,7 @@ def _pages(run: Path) -> list[str]:
     return sorted(path.stem for path in run.glob("*.html"))
 
 
-# The pages whose screenshots the README shows (saved in reports/screenshots/ by the test).
+# The pages whose screenshots are kept (reports/screenshots/; the README shows the index's).
 SHOWN = ("index", "coverage_f1", "coverage_f1_exact", "power_calibration")
 
 
