@@ -7,6 +7,7 @@ runs the rest (``-m "not slow"``), ``tox -e tests-slow`` the slow ones (``-m slo
 
 import json
 import os
+import shutil
 from datetime import datetime
 from pathlib import Path
 
@@ -115,3 +116,25 @@ def quick_run(request, tmp_path_factory):
                        "--workers", "2", "--out", str(run_dir)])
     assert status == 0
     return run_dir
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# The flags of a sandboxed machine without network: no GPU, no background connections.
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium through Playwright, for the tests of pages (report and docs);
+    skipped, saying why, where either is not installed (`.ci/run` installs chromium)."""
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="Playwright is not installed (pip install playwright)")
+    with sync_api.sync_playwright() as playwright:
+        found = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS,
+                                           headless=True)
+        yield found
+        found.close()

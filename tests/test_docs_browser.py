@@ -12,7 +12,6 @@ installed.
 from __future__ import annotations
 
 import importlib.util
-import shutil
 from pathlib import Path
 
 import pytest
@@ -23,10 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "docs" / "_build" / "html"
 PAGES = ("index.html", "api/generated/estimators.f1_ci.html", "gallery/coverage_f1.html")
 WIDTH = 1280
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 # Visible elements that reach past their column: past the article's right edge for the page's
 # contents, past the window for the rest (header, sidebars), unless a box between the element
@@ -59,18 +54,10 @@ def _check_links():
     return module
 
 
-@pytest.fixture(scope="module")
-def browser():
+@pytest.fixture(scope="module", autouse=True)
+def built_site():
     if not (SITE / "index.html").exists():
         pytest.skip("the documentation site is not built (python3 -m tox -e docs builds it)")
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="Playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as playwright:
-        found = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield found
-        found.close()
 
 
 @pytest.mark.parametrize("name", PAGES)

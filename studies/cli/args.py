@@ -21,6 +21,7 @@ __all__ = [
     "MAX_AMOUNT",
     "MAX_DRAWS",
     "MAX_WORKERS",
+    "MIN_FAMILYWISE_ERROR",
     "HelpFormatter",
     "Parser",
     "UsageError",
@@ -28,6 +29,7 @@ __all__ = [
     "closed_unit_interval",
     "count",
     "draws",
+    "familywise_error",
     "file_name",
     "finite_number",
     "non_negative_amount",
@@ -52,6 +54,8 @@ MAX_WORKERS = 1024
 # Money and utilities: no real value comes near, and squares (an MSE) or a cost times a count
 # of items stay finite well within it, where 1e200 would overflow.
 MAX_AMOUNT = 1e100
+# A false-alarm rate below this makes a claim's allowance (a normal quantile) overflow.
+MIN_FAMILYWISE_ERROR = 1e-300
 
 
 class UsageError(Exception):
@@ -161,6 +165,14 @@ def closed_unit_interval(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}") from None
     if not 0.0 <= value <= 1.0:  # nan too
         raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text}")
+    return value
+
+
+def familywise_error(text: str) -> float:
+    """argparse type of ``--familywise-error``: in (0, 1), at least `MIN_FAMILYWISE_ERROR`."""
+    value = unit_interval(text)
+    if value < MIN_FAMILYWISE_ERROR:
+        raise argparse.ArgumentTypeError(f"must be at least {MIN_FAMILYWISE_ERROR:g}; got {text}")
     return value
 
 

@@ -21,8 +21,13 @@ import math
 from pathlib import Path
 from typing import Any
 
-from studies.cli.args import file_name, finite_number, output_directory, unit_interval
-from studies.cli.parsers.study import MIN_FAMILYWISE_ERROR
+from studies.cli.args import (
+    familywise_error,
+    file_name,
+    finite_number,
+    output_directory,
+    unit_interval,
+)
 
 __all__ = ["add_command"]
 
@@ -70,7 +75,7 @@ def add_command(commands: Any) -> None:
                           "(what rsimsum reports)")
     cmd.add_argument("--claims", type=file_name, metavar="CLAIMS.toml",
                      help="claims to judge, one [[claim]] table each")
-    cmd.add_argument("--familywise-error", type=_familywise_error, default=0.05,
+    cmd.add_argument("--familywise-error", type=familywise_error, default=0.05,
                      help="the claims' false-alarm budget, split over those stating none")
     cmd.add_argument("--out", type=output_directory, metavar="DIR",
                      help="write summary.html, summary.md and summary.csv here")
@@ -100,14 +105,6 @@ def _degrees_or_column(text: str) -> float | str:
     if isinstance(value, float) and value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number or a column name; got "
                                          f"{text!r}")
-    return value
-
-
-def _familywise_error(text: str) -> float:
-    """In (0, 1), and not so small that the claims' allowances overflow."""
-    value = unit_interval(text)
-    if value < MIN_FAMILYWISE_ERROR:
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_FAMILYWISE_ERROR:g}; got {text}")
     return value
 
 

@@ -7,13 +7,16 @@ import keyword
 from pathlib import Path
 from typing import Any
 
-from studies.cli.args import count, output_directory, positive_number, unit_interval, workers
+from studies.cli.args import (
+    count,
+    familywise_error,
+    output_directory,
+    positive_number,
+    workers,
+)
 from studies.cli.names import FAMILYWISE_ERROR
 
-__all__ = ["MIN_FAMILYWISE_ERROR", "add_command"]
-
-# Below it, the Bonferroni quantile over a run's values overflows to an infinite k.
-MIN_FAMILYWISE_ERROR = 1e-300
+__all__ = ["add_command"]
 
 
 def add_command(commands: Any) -> None:
@@ -88,7 +91,7 @@ def add_command(commands: Any) -> None:
     comparing.add_argument("--k", type=positive_number, default=None,
                            help="SE multiple allowed to a Monte Carlo value (default: from "
                                 "--familywise-error)")
-    comparing.add_argument("--familywise-error", type=_familywise_error,
+    comparing.add_argument("--familywise-error", type=familywise_error,
                            default=FAMILYWISE_ERROR,
                            help="probability that an unchanged run is flagged somewhere")
     comparing.add_argument("--strict", action="store_true",
@@ -174,14 +177,6 @@ def _study_name(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"must be a lowercase Python identifier such as ratio_coverage; got {text!r}")
     return text
-
-
-def _familywise_error(text: str) -> float:
-    """argparse type of ``--familywise-error``: in (0, 1), at least `MIN_FAMILYWISE_ERROR`."""
-    value = unit_interval(text)
-    if value < MIN_FAMILYWISE_ERROR:
-        raise argparse.ArgumentTypeError(f"must be at least {MIN_FAMILYWISE_ERROR:g}; got {text}")
-    return value
 
 
 def _handle(args: argparse.Namespace) -> int:

@@ -10,28 +10,8 @@ installed (`.ci/run` installs Debian's chromium).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from urllib.parse import urlparse
-
-import pytest
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-# The flags of a sandboxed machine without network: no GPU, no background connections.
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="Playwright is not installed (pip install playwright)")
-    with sync_api.sync_playwright() as playwright:
-        found = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield found
-        found.close()
 
 
 def _open(browser, path: Path):
