@@ -6,11 +6,13 @@ recommendations and figures) and from the committed reference verdicts in
 ``reports/reference/`` (``<study>.claims.csv`` and ``<study>.json``: the full-grid verdicts
 and the run they were judged on). Nothing on these pages is typed by hand.
 
-The figures come from the quick suite's run, made by the build in ``docs/_build/quick-run``
-(``evalcert study run all --grid quick --seed 20190 --workers 2``, about 75 s on 2 cores):
-each study's report draws them as SVG, and the gallery shows those files. A run found there
-is reused only when it is complete and was made from the commit checked out, with a clean
-tree; otherwise it is made again, so a page never shows figures of other code.
+The figures come from the quick suite's run (``evalcert study run all --grid quick --seed
+20190``): each study's report draws them as SVG, and the gallery shows those files. The
+regression gate's run (``reports/regression``, which the test command makes just before the
+docs) or an earlier build's (``docs/_build/quick-run``) is reused when it is complete, of the
+quick grid and seed 20190, and was made from the commit checked out with a clean tree; else
+the build makes one in ``docs/_build/quick-run`` (about 75 s on 2 cores), so a page never
+shows figures of other code.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ REFERENCE = ROOT / "reports" / "reference"
 GALLERY = ROOT / "docs" / "gallery"
 FIGURES = GALLERY / "figures"
 QUICK_RUN = ROOT / "docs" / "_build" / "quick-run"
+GATE_RUN = ROOT / "reports" / "regression"
 QUICK_SEED = 20190
 
 _SPECIAL = "\\*`|_[]<>"
@@ -209,14 +212,22 @@ def _head() -> str:
     return "" if dirty else f"{commit} (tree clean)"
 
 
+def _current(run: Path, head: str) -> bool:
+    """Whether ``run`` is a complete quick run, seed `QUICK_SEED`, of the commit ``head``."""
+    report = run / "report.json"
+    if not head or not report.exists():
+        return False
+    found = json.loads(report.read_text(encoding="utf-8"))["provenance"]
+    return (found.get("run") == "complete" and found.get("git commit") == head
+            and found.get("grid") == "quick" and str(found.get("root seed")) == str(QUICK_SEED))
+
+
 def quick_run() -> Path:
     """The quick suite's run of the source checked out (module docstring)."""
-    report = QUICK_RUN / "report.json"
-    if report.exists():
-        found = json.loads(report.read_text(encoding="utf-8"))["provenance"]
-        head = _head()
-        if head and found.get("run") == "complete" and found.get("git commit") == head:
-            return QUICK_RUN
+    head = _head()
+    for run in (GATE_RUN, QUICK_RUN):
+        if _current(run, head):
+            return run
     shutil.rmtree(QUICK_RUN, ignore_errors=True)
     QUICK_RUN.parent.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
