@@ -195,6 +195,21 @@ def positive_number(text: str) -> float:
     return value
 
 
+_DURATION = re.compile(r"(?P<amount>\d+(?:\.\d+)?)(?P<unit>[smh]?)")
+_SECONDS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration(text: str) -> float:
+    """argparse type: a positive wall time in seconds, minutes or hours (``90``, ``90s``,
+    ``30m``, ``1.5h``), as seconds."""
+    found = _DURATION.fullmatch(text.strip())
+    value = float(found["amount"]) * _SECONDS[found["unit"]] if found else 0.0
+    if not 0.0 < value < math.inf:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive duration such as 90s, 30m or 1.5h; got {text!r}")
+    return value
+
+
 def non_negative_number(text: str) -> float:
     """argparse type: a non-negative finite number."""
     value = finite_number(text)

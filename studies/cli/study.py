@@ -117,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
             studies, grid=args.grid, out=out, rng=args.seed, workers=args.workers,
             scheduler=args.scheduler, baseline=baseline, resume=args.resume,
             methods=args.method, on_cell=progress, on_task=progress.task,
-            command=args.command_line)
+            command=args.command_line, budget=args.budget)
     except KeyboardInterrupt:
         progress.close()
         if not (Path(out) / DB_NAME).is_file():

@@ -94,7 +94,7 @@ from studies.engine.results import PackedGroup, StudyResult
 
 __all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "FAILURE_COLUMNS", "HOLDS",
            "INCONCLUSIVE", "NOT_RUN", "PINS", "RESOLUTIONS", "STATUSES", "Claim", "Verdict",
-           "evaluate_claims", "tally", "worst_status"]
+           "evaluate_claims", "share_replicates_needed", "tally", "worst_status"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # What a claim may hold its methods to (`Claim.pins`).
@@ -434,6 +434,18 @@ def _share_replicates(bound: NDArray[np.float64], resolution: float, k: float
     root = (k * np.sqrt(bound * (1.0 - bound))
             + _Z95 * np.sqrt(alternative * (1.0 - alternative))) / resolution
     return np.maximum(root * root, 1.0)
+
+
+def share_replicates_needed(claim: Claim, target: NDArray[np.float64], k: float
+                            ) -> NDArray[np.float64] | None:
+    """The replicates at which a claim about a share has power 0.95 at its resolution, for
+    each target (the larger of a ``within`` claim's two bounds); None for a measure that is
+    not a share of replicates (`studies.engine.rounds` raises cells by it)."""
+    if not _is_share(claim):
+        return None
+    resolution = float(claim.resolution or 0.0)
+    return np.fmax.reduce([_share_replicates(b, resolution, k)
+                           for b in _share_bounds(claim, target)])
 
 
 def _compared(value: NDArray[np.float64], reference: NDArray[np.float64], relative: bool
@@ -782,8 +794,9 @@ class _Judge:
                     (_share_replicates(bound, resolution, k) / counts).max()))
         return detectable, max(scale, 1.0) if detectable > resolution else 1.0
 
-    def verdict(self, familywise_error: float) -> Verdict:
-        """The verdict on every row taken, at the claim's own rate or ``familywise_error``."""
+    def verdict(self, familywise_error: float, looks: int = 1) -> Verdict:
+        """The verdict on every row taken, at the claim's own rate or ``familywise_error``,
+        split over ``looks`` levels of replicates."""
         claim = self.claim
         self._flush()
         if self.partial:
@@ -794,7 +807,7 @@ class _Judge:
         m = self.monte_carlo
         alpha = claim.familywise_error or familywise_error
         sides = 2 if claim.comparison == "within" else 1
-        k = float(stats.norm.isf(alpha / (sides * m))) if m else None
+        k = float(stats.norm.isf(alpha / (sides * m * looks))) if m else None
         broken, wrong_side = list(self.broken), 0
         for rows in self.beyond:
             allowance = (k or 0.0) * rows["spread"]
@@ -836,7 +849,8 @@ class _Judge:
 
 
 def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str | None = None,
-                    familywise_error: float = DEFAULT_FAMILYWISE_ERROR) -> list[Verdict]:
+                    familywise_error: float = DEFAULT_FAMILYWISE_ERROR,
+                    looks: int | None = None) -> list[Verdict]:
     """The verdict on each claim for a study's results.
 
     The results are read in pieces of packed groups (`StudyResult.frames`), so a grid of
@@ -852,6 +866,10 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
         (`Claim.grids`) is NOT RUN. None: every claim is judged.
     familywise_error : float
         The false-alarm rate of a claim that states none (a suite's share of its budget).
+    looks : int, optional
+        The levels of replicates its values may be judged at over a run in rounds (the grid's
+        ``rounds``, `studies.engine.rounds`): each claim's rate is split over them too, so it
+        holds over all the run's looks. Default: the result's own (`StudyResult.looks`).
 
     Examples
     --------
@@ -866,6 +884,9 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
     """
     if not 0.0 < familywise_error < 1.0:
         raise ValueError(f"`familywise_error` must be in (0, 1); got {familywise_error!r}.")
+    looks = result.looks if looks is None else looks
+    if isinstance(looks, bool) or not isinstance(looks, int) or looks < 1:
+        raise ValueError(f"`looks` must be a positive integer; got {looks!r}.")
     claims = list(claims)
     judged = [i for i, c in enumerate(claims) if grid is None or not c.grids or grid in c.grids]
     verdicts = {i: Verdict(c, NOT_RUN, 0, None, math.nan, pd.DataFrame(),
@@ -894,7 +915,7 @@ def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str |
                 where = judge.claim.where
                 inside = errors[region_mask(errors[params], where)] if where else errors
                 judge.add(inside.assign(measure=judge.claim.measure))
-        verdicts.update((i, j.verdict(familywise_error)) for i, j in judges.items())
+        verdicts.update((i, j.verdict(familywise_error, looks)) for i, j in judges.items())
     return [verdicts[i] for i in range(len(claims))]
 
 

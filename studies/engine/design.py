@@ -54,6 +54,8 @@ __all__ = ["FIGURE_KINDS", "RESERVED_NAMES", "Figure", "Grid", "GroupSummary", "
 
 Params = Mapping[str, Any]
 Method = Callable[[Any, Params], Estimates]
+# The most levels a grid's schedule may have: 2^7 = 128 times the declared replicates.
+MAX_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,13 @@ class Grid:
         identity. A run starts the tasks of the costliest grids first (longest processing
         time first: Graham 1969), so a long task does not start last while the other
         workers idle; tasks without a hint come after, in study order.
+    rounds : int
+        The most looks a run takes at this grid's claims (`studies.engine.rounds`): round 1
+        runs every cell with ``n_replicates``; each later round raises the cells that can still
+        decide an open claim to a level of the schedule ``n_replicates x 2^(j - 1)``, ``j = 1
+        .. rounds`` (`schedule`). Every claim's false-alarm rate is split over the ``rounds``
+        levels (Bonferroni), so it holds however many looks the run takes. 1 (default): one
+        look, the replicates as declared.
 
     References
     ----------
@@ -91,11 +100,16 @@ class Grid:
     n_replicates: int
     methods: tuple[str, ...] | None = None
     task_seconds: float | None = None
+    rounds: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_replicates, int) or self.n_replicates < 2:
             raise ValueError(
                 f"`n_replicates` must be an integer >= 2; got {self.n_replicates!r}.")
+        if isinstance(self.rounds, bool) or not isinstance(self.rounds, int) \
+                or not 1 <= self.rounds <= MAX_ROUNDS:
+            raise ValueError(f"`rounds` must be an integer from 1 to {MAX_ROUNDS}; got "
+                             f"{self.rounds!r}.")
         if self.methods is not None and not self.methods:
             raise ValueError("`methods` must name at least one method or be None; got ().")
         seconds = self.task_seconds
@@ -112,6 +126,18 @@ class Grid:
                 for values in itertools.product(*self.parameters.values())]
 
     @property
+    def schedule(self) -> tuple[int, ...]:
+        """The replicates a Monte Carlo cell may hold, level by level: ``n_replicates x
+        2^(j - 1)``, ``j = 1 .. rounds``.
+
+        Examples
+        --------
+        >>> Grid({"n": [10]}, n_replicates=100, rounds=3).schedule
+        (100, 200, 400)
+        """
+        return tuple(self.n_replicates * 2 ** j for j in range(self.rounds))
+
+    @property
     def n_cells(self) -> int:
         """Number of cells, without building them (full grids can hold millions)."""
         return math.prod(len(values) for values in self.parameters.values())
@@ -120,6 +146,8 @@ class Grid:
         """Plain data for the run store."""
         found: dict[str, Any] = {"parameters": {k: list(v) for k, v in self.parameters.items()},
                                  "n_replicates": self.n_replicates}
+        if self.rounds > 1:  # a grid of one round is recorded as before rounds existed
+            found["rounds"] = self.rounds
         if self.methods is not None:
             found["methods"] = list(self.methods)
         return found

@@ -291,11 +291,13 @@ def decoded_row(decode: Callable[[Mapping[str, Any]], T], row: Mapping[str, Any]
 def group_results(finished: Iterable[CellResult | PackedGroup],
                   studies: Sequence[Study] | Sequence[str],
                   parameters: Mapping[str, Sequence[str]] | None = None, *,
-                  directory: str | os.PathLike[str] | None = None) -> RunResults:
+                  directory: str | os.PathLike[str] | None = None,
+                  looks: Mapping[str, int] | None = None) -> RunResults:
     """Finished cells and groups by study (in the order of ``studies``), each in grid order.
 
     ``parameters``: each study's grid parameters in grid order (`StudyResult.parameters`);
-    ``directory``: the run directory they are stored in (`RunResults.directory`).
+    ``directory``: the run directory they are stored in (`RunResults.directory`); ``looks``:
+    each study's grid's rounds (`StudyResult.looks`; default 1).
     """
     names = [s if isinstance(s, str) else s.name for s in studies]
     cells: dict[str, list[CellResult]] = {name: [] for name in names}
@@ -310,7 +312,7 @@ def group_results(finished: Iterable[CellResult | PackedGroup],
         ((name, StudyResult(name, tuple(sorted(cells[name], key=lambda c: c.position)),
                             tuple(sorted(groups.get(name, ()),
                                          key=lambda g: int(g.positions[0]))),
-                            tuple(order.get(name, ()))))
+                            tuple(order.get(name, ())), (looks or {}).get(name, 1)))
          for name in cells), directory=directory)
 
 
@@ -420,7 +422,9 @@ def read_run(directory: str | os.PathLike[str], *,
         grids = meta.get("grids", {})
         results = group_results(rows, list(meta["identity"]["studies"]),
                                 {name: list(grid["parameters"]) for name, grid in grids.items()},
-                                directory=directory)
+                                directory=directory,
+                                looks={name: int(grid.get("rounds", 1))
+                                       for name, grid in grids.items()})
     elif not isinstance(results, RunResults) or results.directory is None:
         results = RunResults(results, directory=directory)
     return StoredRun(Path(directory), meta, _state(meta, finished), results)

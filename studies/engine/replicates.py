@@ -41,7 +41,9 @@ from studies.engine.store import damaged, existing_store
 
 __all__ = [
     "cell_estimates",
+    "count",
     "estimates_frame",
+    "extend",
     "measure",
     "pack",
     "per_replicate",
@@ -84,6 +86,51 @@ def unpack(blob: bytes) -> tuple[Fields, dict[str, NDArray[Any] | None]]:
         method, _, kind = name.rpartition("/")
         found.setdefault(method, {})[kind] = values
     return found, weights
+
+
+def count(blob: bytes) -> int:
+    """The number of replicates an archive holds (its tallies summed when it has them)."""
+    found, weights = unpack(blob)
+    if weights["frequency"] is not None:
+        return int(weights["frequency"].sum())
+    sizes = {len(v) for fields in found.values() for v in fields.values()}
+    return max(sizes, default=0)
+
+
+def extend(earlier: bytes, added: bytes) -> bytes:
+    """One archive holding the replicates of ``earlier`` followed by those of ``added``.
+
+    The methods of both are kept, each with its rows of both, in that order; a cell tallied in
+    one archive only counts each row of the other once. A method missing from either (it
+    raised there) is left out: its estimates would be those of part of the replicates.
+
+    Examples
+    --------
+    >>> a = pack({"m": Estimates(estimate=np.array([0.1]))}, np.array([2]))
+    >>> b = pack({"m": Estimates(estimate=np.array([0.3, 0.4]))}, None)
+    >>> count(extend(a, b)), per_replicate(extend(a, b))["m"]["estimate"].tolist()
+    (4, [0.1, 0.1, 0.3, 0.4])
+    """
+    first, first_weights = unpack(earlier)
+    second, second_weights = unpack(added)
+    arrays: dict[str, Any] = {}
+    for method in (m for m in first if m in second):
+        for kind in (k for k in first[method] if k in second[method]):
+            arrays[f"{method}/{kind}"] = np.concatenate([first[method][kind],
+                                                         second[method][kind]])
+    tallies = [first_weights["frequency"], second_weights["frequency"]]
+    if any(t is not None for t in tallies):
+        rows = [_rows(first), _rows(second)]
+        arrays["frequency"] = np.concatenate([
+            t if t is not None else np.ones(n, dtype=np.int64)
+            for t, n in zip(tallies, rows, strict=True)])
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def _rows(found: Fields) -> int:
+    return max((len(v) for fields in found.values() for v in fields.values()), default=0)
 
 
 def measure(blob: bytes, true_value: float, *, measures: Iterable[str]

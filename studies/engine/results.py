@@ -356,13 +356,16 @@ class StudyResult:
     A packed study (`Study.pack_groups`) has its cells in ``groups``; `rows`, `first_errors`
     and `expanded` read them as cells, which suits quick grids; summaries of full grids read
     the groups' arrays. ``parameters`` names the grid's parameters in grid order (the column
-    order of `to_frame`; empty: the cells' own order).
+    order of `to_frame`; empty: the cells' own order). ``looks``: the levels of replicates
+    the grid's rounds may judge its claims at (`studies.engine.design.Grid.rounds`), over
+    which `studies.engine.claims.evaluate_claims` splits each claim's false-alarm rate.
     """
 
     study: str
     cells: tuple[CellResult, ...] = ()
     groups: tuple[PackedGroup, ...] = ()
     parameters: tuple[str, ...] = ()
+    looks: int = 1
 
     def expanded(self) -> StudyResult:
         """The same result with every packed group turned into cells (grid order)."""

@@ -21,12 +21,14 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from studies.engine import seeding
+from studies.engine import replicates, rounds, seeding
+from studies.engine.claims import DEFAULT_FAMILYWISE_ERROR
 from studies.engine.design import Grid, Study
 from studies.engine.execution import connect_dask, execute
 from studies.engine.loading import load_study
@@ -34,8 +36,9 @@ from studies.engine.planning import PATHS, plan, task_cells
 from studies.engine.provenance import provenance
 from studies.engine.reading import group_results, read_store, release_held_connections
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult, now
+from studies.engine.rounds import Look
 from studies.engine.store import RunStore, open_store, settle_store
-from studies.engine.tasks import Finished, resolve_methods
+from studies.engine.tasks import CellTask, Finished, Task, resolve_methods
 
 __all__ = ["run"]
 
@@ -116,6 +119,8 @@ def run(
     on_study: Callable[[RunResults], None] | None = None,
     on_results: Callable[[tuple[Finished, ...]], None] | None = None,
     command: Sequence[str] | None = None,
+    familywise_error: float = DEFAULT_FAMILYWISE_ERROR,
+    budget: float | None = None,
 ) -> RunResults:
     """Run studies cell by cell, storing each finished cell; return every study's results.
 
@@ -160,6 +165,12 @@ def run(
         exception it raises stops the run, as an interrupted one.
     command : sequence of str, optional
         The command line recorded in the run's provenance (default ``sys.argv``).
+    familywise_error : float
+        The false-alarm rate of a claim that states none, at which the looks between rounds
+        judge the claims (`studies.engine.rounds`; a suite's share of its budget).
+    budget : float, optional
+        Seconds of wall time after which no further round starts (a grid with ``rounds > 1``);
+        the claims still open are then judged on the replicates they have. None: no limit.
 
     Returns
     -------
@@ -181,6 +192,11 @@ def run(
     """
     if path not in PATHS:
         raise ValueError(f"`path` must be one of {PATHS}; got {path!r}.")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int | float)
+                               or not budget > 0):
+        raise ValueError(f"`budget` must be a positive number of seconds or None; got "
+                         f"{budget!r}.")
+    deadline = None if budget is None else time.monotonic() + budget
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
     loaded = [s if isinstance(s, Study) else load_study(s) for s in studies]
@@ -208,7 +224,7 @@ def run(
         assert on_study is not None
         if writer is not None:
             writer.flush()
-        found = _study_results(name, store, collected, parameters[name])
+        found = _study_results(name, store, collected, grids[name])
         read_back[name] = found[name]
         on_study(found)
 
@@ -229,7 +245,6 @@ def run(
         total = sum(grids[s.name].n_cells for s in resolved)
         done = total - sum(task_cells(t) for t in tasks)
         pending = Counter(t.study.name for t in tasks)
-        parameters = {name: list(g.parameters) for name, g in grids.items()}
         cells = {s.name: grids[s.name].n_cells for s in resolved}
         study_done = {name: n - sum(task_cells(t) for t in tasks if t.study.name == name)
                       for name, n in cells.items()}
@@ -255,10 +270,19 @@ def run(
             if on_cell is not None:
                 on_cell(done, total)
             pending[name] -= 1
-            if on_study is not None and not pending[name]:
+            if on_study is not None and not pending[name] and grids[name].rounds == 1:
                 announce(name)
+        stepping = [s for s in resolved if grids[s.name].rounds > 1]
+        if stepping:
+            if writer is not None:
+                writer.flush()
+            _later_rounds(stepping, grids, grid if isinstance(grid, str) else None, root,
+                          tuple(methods), store, collected, writer,
+                          lambda tasks: execute(tasks, workers or os.cpu_count() or 1, client),
+                          familywise_error, deadline)
         if on_study is not None:
-            for name in [s.name for s in resolved if s.name not in pending]:
+            for name in [s.name for s in resolved
+                         if s.name not in pending or grids[s.name].rounds > 1]:
                 announce(name)
         if writer is not None:
             writer.flush()
@@ -282,17 +306,89 @@ def run(
     if len(read_back) == len(resolved):  # each study already read back for `on_study`
         return RunResults(((s.name, read_back[s.name]) for s in resolved), directory=out)
     return group_results(collected, resolved,
-                         {name: list(g.parameters) for name, g in grids.items()}, directory=out)
+                         {name: list(g.parameters) for name, g in grids.items()}, directory=out,
+                         looks={name: g.rounds for name, g in grids.items()})
+
+
+def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_name: str | None,
+                  root: int, methods: tuple[str, ...], store: RunStore | None,
+                  collected: list[Finished], writer: _Writer | None,
+                  run_tasks: Callable[[list[Task]], Any], familywise_error: float,
+                  deadline: float | None) -> None:
+    """The rounds after the first (`studies.engine.rounds`), for the studies in ``stepping``.
+
+    Each round looks at every study's claims (the look stored before the cells it raises
+    run), then runs the raised cells together. A look already stored (a resumed run) is taken
+    as it is, and a raised cell already at its level is not run again, so a run resumed
+    mid-round finishes as it would have. No new look is taken once ``deadline`` has passed.
+    """
+    looks: dict[str, list[Look]] = {}
+    for row in store.rounds() if store is not None else ():
+        found = Look.from_row(row)
+        looks.setdefault(found.study, []).append(found)
+    for round_ in range(1, max(grids[s.name].rounds for s in stepping) + 1):
+        tasks: list[Task] = []
+        for study in stepping:
+            taken = looks.setdefault(study.name, [])
+            if len(taken) < round_:
+                ended = len(taken) < round_ - 1 or (taken and not taken[-1].raised)
+                if ended or (deadline is not None and time.monotonic() > deadline):
+                    continue  # its rounds ended earlier, or the time is spent
+                current = _study_results(study.name, store, collected,
+                                         grids[study.name])[study.name]
+                found, _ = rounds.look(study, grids[study.name], grid_name, current, round_,
+                                       familywise_error=familywise_error)
+                if store is not None:
+                    store.put_round(found.to_row())
+                taken.append(found)
+            tasks += _raise_tasks(study.for_grid(grids[study.name]), grids[study.name],
+                                  taken[round_ - 1], root, methods, store, collected)
+        if not tasks:
+            return
+        for results in run_tasks(tasks):
+            if writer is not None:
+                writer.put(results)
+            else:
+                replaced = {(r.study, r.key) for r in results}
+                collected[:] = [r for r in collected if (r.study, r.key) not in replaced]
+                collected.extend(results)
+        if writer is not None:
+            writer.flush()
+
+
+def _raise_tasks(study: Study, grid: Grid, planned: Look, root: int, methods: tuple[str, ...],
+                 store: RunStore | None, collected: Sequence[Finished]) -> list[Task]:
+    """The tasks raising the cells a look names to their levels (those not there yet)."""
+    if not planned.raised:
+        return []
+    if store is not None:
+        cells = [CellResult.from_row(r) for r in store.cells(with_estimates=True,
+                                                             study=study.name)]
+    else:
+        cells = [r for r in collected if isinstance(r, CellResult) and r.study == study.name]
+    schedule = grid.schedule
+    tasks: list[Task] = []
+    for cell in cells:
+        level = planned.raised.get(cell.key)
+        if level is None:
+            continue
+        held = replicates.count(cell.estimates)
+        if held >= schedule[level - 1]:
+            continue  # raised before the run was interrupted
+        tasks.append(CellTask(study, cell.params, cell.position, schedule[level - 1] - held,
+                              root, cell.path, methods, level=level, earlier=cell))
+    return tasks
 
 
 def _study_results(name: str, store: RunStore | None, collected: Sequence[Finished],
-                   parameters: Sequence[str]) -> RunResults:
+                   grid: Grid) -> RunResults:
     """One study's finished cells and groups: read from ``store``, else from ``collected``."""
     if store is None:
         finished = [r for r in collected if r.study == name]
     else:
         finished = read_store(store, study=name)
-    return group_results(finished, [name], {name: list(parameters)})
+    return group_results(finished, [name], {name: list(grid.parameters)},
+                         looks={name: grid.rounds})
 
 
 def _open(directory: Path, identity: Mapping[str, Any], rng: Any, resume: bool,

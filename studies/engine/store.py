@@ -63,6 +63,12 @@ _SCHEMA = (
     finished TEXT NOT NULL, "values" BLOB NOT NULL,
     PRIMARY KEY (study, key)
 )""",
+    # a study's looks at its claims (`studies.engine.rounds`): after each round, the claims'
+    # statuses and the cells raised next (stored before they run, so a resume runs the same)
+    """CREATE TABLE IF NOT EXISTS rounds (
+    study TEXT NOT NULL, round INTEGER NOT NULL, statuses TEXT NOT NULL, raised TEXT NOT NULL,
+    finished TEXT NOT NULL, PRIMARY KEY (study, round)
+)""",
 )
 CELL_COLUMNS = ("study", "key", "position", "params", "path", "performance", "errors",
                 "estimates", "seconds", "finished")
@@ -331,6 +337,26 @@ class RunStore:
             cursor = self._db.execute(
                 f"SELECT {', '.join(_quoted(columns))} FROM cells{where} ORDER BY study, "
                 "position", args)
+            return [dict(zip(columns, row, strict=True)) for row in cursor]
+
+    def put_round(self, row: Mapping[str, Any]) -> None:
+        """Commit one study's look after a round (`studies.engine.rounds.Look.to_row`)."""
+        with self._guarded("written"), self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO rounds (study, round, statuses, raised, finished) "
+                "VALUES (:study, :round, :statuses, :raised, :finished)", dict(row))
+
+    def rounds(self, *, study: str | None = None) -> list[dict[str, Any]]:
+        """Every stored look, by study and round (none in a store made before rounds)."""
+        where, args = _of_study(study)
+        columns = ("study", "round", "statuses", "raised", "finished")
+        with self._guarded("read"):
+            exists = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                      "name = 'rounds'").fetchone()
+            if exists is None:
+                return []
+            cursor = self._db.execute(f"SELECT {', '.join(columns)} FROM rounds{where} "
+                                      "ORDER BY study, round", args)
             return [dict(zip(columns, row, strict=True)) for row in cursor]
 
     def cell_estimates(self, study: str, key: str) -> bytes | None:

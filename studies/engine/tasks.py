@@ -60,7 +60,10 @@ __all__ = ["CellTask", "Finished", "GroupTask", "PackedTask", "PlannedCell", "Ta
 class CellTask:
     """Everything needed to run one cell anywhere (picklable).
 
-    ``study`` is pickled by reference to its module, ``methods`` are user import paths.
+    ``study`` is pickled by reference to its module, ``methods`` are user import paths. A
+    task of a later round (`studies.engine.rounds`) raises the cell to ``level`` of its
+    grid's schedule: it draws ``n_replicates`` more from that level's stream and adds them to
+    the cell as stored so far, ``earlier``.
     """
 
     study: Study
@@ -70,6 +73,8 @@ class CellTask:
     root: int
     path: str
     methods: tuple[str, ...] = ()
+    level: int = 1
+    earlier: CellResult | None = None
 
 
 @dataclass(frozen=True)
@@ -187,7 +192,7 @@ def run_cell(task: CellTask) -> CellResult:
                            task.params)
         return run_group(GroupTask(task.study, (cell,), task.methods))[0]
     start = time.perf_counter()
-    stream = seeding.cell_seed(task.root, task.study.name, task.params)
+    stream = seeding.cell_seed(task.root, task.study.name, task.params, task.level)
     try:
         sample = task.study.generate(task.params, task.n_replicates,
                                      rng=np.random.default_rng(stream))
@@ -200,12 +205,17 @@ def run_cell(task: CellTask) -> CellResult:
             estimates=replicates.pack({}, None), seconds=time.perf_counter() - start)
     estimates, errors = _analyse(task.study, task.methods, sample, task.params)
     packed = replicates.pack(estimates, sample.frequency)
+    seconds = 0.0
+    if task.earlier is not None:  # a later round: the cell's replicates so far, then these
+        packed = replicates.extend(task.earlier.estimates, packed)
+        errors = {**task.earlier.errors, **errors}
+        seconds = task.earlier.seconds
     perf = replicates.measure(packed, truth, measures=task.study.measures)
     return CellResult(
         study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
         position=task.position, params=dict(task.params), path=task.path,
-        performance={m: perf[m] for m in estimates}, errors=errors, estimates=packed,
-        seconds=time.perf_counter() - start)
+        performance={m: p for m, p in perf.items() if m not in errors}, errors=errors,
+        estimates=packed, seconds=seconds + time.perf_counter() - start)
 
 
 def run_group(task: GroupTask) -> tuple[CellResult, ...]:

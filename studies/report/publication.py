@@ -430,7 +430,7 @@ def _judged(results: Mapping[str, StudyResult], studies: Sequence[Study], grid: 
 
 def _command(studies: Sequence[Study | str], grid: str | Grid, rng: Any, out: Path,
              workers: int | None, scheduler: str | None, methods: Sequence[str],
-             baseline: Any, resume: bool) -> list[str] | None:
+             baseline: Any, resume: bool, budget: float | None) -> list[str] | None:
     """The ``evalcert study run`` command line that does what this call does (None when there
     is none: a study given as an object, or a grid built in Python)."""
     if not isinstance(grid, str) or not all(isinstance(s, str) for s in studies):
@@ -449,6 +449,8 @@ def _command(studies: Sequence[Study | str], grid: str | Grid, rng: Any, out: Pa
         words += ["--baseline", str(baseline)]
     if resume:
         words += ["--resume"]
+    if budget is not None:
+        words += ["--budget", f"{budget:g}s"]
     return words
 
 
@@ -459,7 +461,8 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
               resume: bool = False, methods: Sequence[str] = (),
               on_cell: Callable[[int, int], None] | None = None,
               on_task: Callable[[str, int, int], None] | None = None,
-              command: Sequence[str] | None = None) -> Publication:
+              command: Sequence[str] | None = None, budget: float | None = None
+              ) -> Publication:
     """Run studies, judge their claims, write their tables, compare, write the report.
 
     Parameters
@@ -473,8 +476,9 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
         The run directory; default ``reports/runs/<UTC time>``.
     rng : int, optional
         Root seed; None draws fresh entropy (recorded in the run).
-    workers, scheduler, resume, methods, on_cell, on_task
-        As `studies.engine.run`.
+    workers, scheduler, resume, methods, on_cell, on_task, budget
+        As `studies.engine.run` (whose looks between rounds judge each claim at its share of
+        the suite's false-alarm budget, as the report does).
     baseline : path or Results, optional
         Compare the run with it (read before the run starts, so a bad one fails first).
     command : sequence of str, optional
@@ -509,13 +513,14 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
 
     if command is None:
         command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
-                           resume)
+                           resume, budget)
     try:
         side.warm(any(s.pack_groups for s in chosen))
         results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
                       out=target, resume=resume, methods=methods, on_cell=on_cell,
                       on_task=on_task, on_study=finished,
-                      on_results=lambda found: side.stream(found, by_name), command=command)
+                      on_results=lambda found: side.stream(found, by_name), command=command,
+                      familywise_error=claim_false_alarm(), budget=budget)
         return _finish(read_run(target, results=results), chosen, verdicts, summaries, base,
                        None, (), side)
     finally:

@@ -9,6 +9,7 @@ from typing import Any
 
 from studies.cli.args import (
     count,
+    duration,
     familywise_error,
     output_directory,
     positive_number,
@@ -61,6 +62,10 @@ def add_command(commands: Any) -> None:
                         help="run directory (default reports/runs/<UTC time>)")
     runner.add_argument("--resume", action="store_true",
                         help="continue the interrupted run in --out, skipping finished cells")
+    runner.add_argument("--budget", type=duration, default=None, metavar="TIME",
+                        help="wall time after which no further round of replicates starts "
+                             "(90s, 30m, 1.5h; grids with rounds): claims still open are "
+                             "judged on the replicates they have")
     runner.add_argument("--method", action="append", default=[], metavar="MODULE:CALLABLE",
                         help="add a user method to every study (repeatable; the study's module "
                              "docstring gives the signature); imports MODULE, running its "
