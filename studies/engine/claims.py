@@ -19,7 +19,9 @@ finding, part of the claim). Each value compared gets a statistical allowance:
   (``conditional_saving``).
 
 The family-wise rate ``alpha`` of a claim is its own ``familywise_error`` when it states one,
-else the share the caller gives it of a suite's budget (`evaluate_claims`); a suite that splits
+else the share the caller gives it of a suite's budget (`evaluate_claims`); in a run in
+rounds it is split over the grid's ``L`` levels of replicates too, ``k = z(alpha / (L m))``
+(`studies.engine.rounds`: the rate then holds over all the run's looks); a suite that splits
 a budget ``B`` equally over its claims fails, when every claim is true, on at most about ``B``
 of its runs (normal approximation).
 
@@ -330,6 +332,9 @@ class Verdict:
         ``where`` (its parameters in words; a mean over ``mean_over`` names the others),
         ``value``, ``mcse`` and ``bound`` (empty when nothing defined was compared). What a
         finding quotes of a claim that holds.
+    replicates : int
+        The Monte Carlo replicates of the cells it compared, each cell counted once: in a run
+        in rounds (`studies.engine.rounds`), what deciding it took.
     """
 
     claim: Claim
@@ -343,6 +348,7 @@ class Verdict:
     scale: float = math.nan
     reason: str = ""
     nearest: dict[str, Any] = field(default_factory=dict)
+    replicates: int = 0
 
     def worst(self) -> str:
         """The worst failing value in words ('' when the claim does not fail)."""
@@ -366,7 +372,8 @@ class Verdict:
                 "compared": self.compared, "failing": len(self.failures),
                 "familywise_error": math.nan if self.familywise_error is None
                 else self.familywise_error,
-                "k": math.nan if self.k is None else self.k, "detectable": self.detectable,
+                "k": math.nan if self.k is None else self.k, "replicates": self.replicates,
+                "detectable": self.detectable,
                 "resolution": claim.resolution, "unit": claim.resolution_unit or claim.measure,
                 "worst": self.worst(), "reason": self.reason}
 
@@ -528,6 +535,7 @@ class _Judge:
         self.pending_rows = 0
         self.nearest: dict[str, Any] = {}
         self._nearest_deviation = -math.inf
+        self.held: dict[int, float] = {}  # each Monte Carlo cell's replicates, by position
 
     def exact_cells(self, group: PackedGroup, chosen: NDArray[np.intp]) -> NDArray[np.intp]:
         """Of a packed group's cells ``chosen`` in the claim's region, those whose rows can
@@ -590,6 +598,9 @@ class _Judge:
         if claim.reference:
             rows = self._against_reference(rows, reference)
         replicates = rows["n_replicates"].to_numpy(float, na_value=np.nan)
+        for position, held in zip(rows["position"].to_numpy(), replicates, strict=True):
+            if held == held:
+                self.held[int(position)] = float(held)
         counts = replicates
         if counted is not None and len(rows):
             keys = pd.MultiIndex.from_frame(rows[["position", "method"]])
@@ -845,7 +856,8 @@ class _Judge:
         return Verdict(claim, status, self.compared, k, detectable, failures,
                        familywise_error=alpha if m else None,
                        wrong_side=wrong_side if claim.effect else 0, scale=scale,
-                       reason=reason, nearest=self.nearest)
+                       reason=reason, nearest=self.nearest,
+                       replicates=int(sum(self.held.values())))
 
 
 def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str | None = None,

@@ -138,7 +138,7 @@ def look(study: Study, grid: Grid, grid_name: str | None, result: StudyResult, r
     verdicts = evaluate_claims(study.claims, result, grid=grid_name,
                                familywise_error=familywise_error)
     frame = _monte_carlo_rows(result)
-    statuses = {c.name: (v.status, _replicates(c, frame)) for c, v in
+    statuses = {c.name: (v.status, v.replicates) for c, v in
                 zip(study.claims, verdicts, strict=True)}
     raised = next_levels(study.claims, verdicts, frame, grid.schedule) \
         if round_ < grid.rounds else {}
@@ -203,14 +203,6 @@ def _claim_rows(claim: Claim, frame: pd.DataFrame) -> pd.DataFrame:
     if claim.where and len(rows):
         rows = rows[region_mask(rows, claim.where)]
     return rows
-
-
-def _replicates(claim: Claim, frame: pd.DataFrame) -> int:
-    """The Monte Carlo replicates of a claim's region, each cell counted once."""
-    rows = _claim_rows(claim, frame)
-    if rows.empty:
-        return 0
-    return int(rows.drop_duplicates("key")["n_replicates"].sum())
 
 
 def _monte_carlo_rows(result: StudyResult) -> pd.DataFrame:

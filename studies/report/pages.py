@@ -518,7 +518,7 @@ def _claims_frame(name: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
     # what decided the verdict first (a wide table scrolls; these are seen without scrolling)
     return table[["anchor", "status", "claim", "worst", "reason", "detectable (unit)",
                   "resolution (unit)", "statement", "condition", "region", "methods", "kind",
-                  "values compared", "values failing", "familywise error", "k"]]
+                  "values compared", "values failing", "familywise error", "k", "replicates"]]
 
 
 def _results_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:

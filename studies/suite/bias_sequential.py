@@ -274,10 +274,11 @@ STUDY = Study(
     grids={
         "quick": Grid({"n": [200, 500], "prevalence": [0.2, 0.3], "rho": [0.0, 0.9],
                        "theta": [0.75], "n_cert": [1000]}, n_replicates=5_000, task_seconds=1.5),
-        # n and replicates bounded by memory: each classifier draws an (R, n) array
+        # n and replicates bounded by memory: each classifier draws an (R, n) array, so a
+        # claim that needs more gets them in a second round (another R at most per task)
         "full": Grid({"n": [100, 200, 500, 1000], "prevalence": [0.05, 0.1, 0.2, 0.5],
                       "rho": [0.0, 0.5, 0.9], "theta": [0.7, 0.75], "n_cert": [1000]},
-                     n_replicates=10_000, task_seconds=1.2),
+                     n_replicates=10_000, task_seconds=1.2, rounds=2),
     },
     truth=truth,
     generate=generate,
