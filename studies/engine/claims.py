@@ -11,9 +11,13 @@ finding, part of the claim). Each value compared gets a statistical allowance:
   rounding), never a Monte Carlo allowance;
 * Monte Carlo values: ``k x SE``, with ``k`` the normal quantile that holds the claim's
   family-wise false-alarm rate over all its ``m`` Monte Carlo values (Bonferroni:
-  ``k = z(alpha / m)`` one-sided, ``z(alpha / (2 m))`` for ``within``). The SE is the value's
-  MCSE, except for shares of replicates (coverage, rejection), whose SE is taken at the bound,
-  ``sqrt(b (1 - b) / R)``: the MCSE at an estimate near 0 or 1 is too small. A share among
+  ``k = z(alpha / m)`` one-sided, ``z(alpha / (2 m))`` for ``within``), the SE the value's
+  MCSE. A share of replicates (coverage, rejection) is judged at the bound instead, by the
+  exact binomial tail: it fails when more of its ``R`` replicates lie beyond the bound ``b``
+  than the smallest ``c`` with ``P(Binomial(R, b) > c) <= alpha / m`` (`_share_critical`).
+  The MCSE at an estimate near 0 or 1 is too small, and the normal approximation at the
+  bound, ``k sqrt(b (1 - b) / R)``, is too: near ``b = 0.05`` the binomial is skewed, and it
+  failed true claims up to 3 times as often as stated at small rates. A share among
   the tests made (``conditional_rejection``) counts the ``tested x R`` replicates that made
   one; a cell without a test is not compared, nor is its mean saving among the tests made
   (``conditional_saving``).
@@ -413,22 +417,54 @@ def _null_se(claim: Claim, target: NDArray[np.float64], replicates: NDArray[np.f
     return np.fmax.reduce(found) if len(found) > 1 else found[0]
 
 
-def _share_detectable(bound: NDArray[np.float64], replicates: NDArray[np.float64], k: float
+# A share counted out of R replicates lies on a lattice of step 1 / R: a slack far below the
+# step keeps a share at its critical count from failing on the rounding of c / R - b.
+_COUNT_ROUNDING = 1e-12
+
+
+def _share_critical(bound: NDArray[np.float64], replicates: NDArray[np.float64], rate: float
+                    ) -> NDArray[np.float64]:
+    """The most replicates ``c`` of ``R`` a share may count above its upper bound ``b`` without
+    failing: the smallest ``c`` with ``P(X > c) <= rate``, ``X ~ Binomial(R, b)``.
+
+    The exact binomial tail, not its normal approximation: near a bound of 0.05 (the misses of
+    a 95% interval) the binomial is skewed, and the normal critical count fails a true claim
+    up to 3 times as often as stated at small rates. A mean of shares over cells with
+    unequal replicates has ``R = count^2 / sum(1 / R_i)`` (real), taken down to an integer.
+    """
+    trials = np.maximum(np.floor(replicates), 1.0)
+    with np.errstate(invalid="ignore"):
+        return np.asarray(stats.binom.isf(rate, trials, bound), dtype=float)
+
+
+def _share_allowance(claim: Claim, target: NDArray[np.float64],
+                     replicates: NDArray[np.float64], rate: float) -> NDArray[np.float64]:
+    """How far a share may lie beyond its bound without failing, in the share's units, at a
+    false-alarm ``rate`` per side (`_share_critical`; the larger of a ``within`` claim's two
+    sides). A share of exactly the critical count passes whatever the rounding of its value
+    (``_COUNT_ROUNDING``)."""
+    trials = np.maximum(np.floor(replicates), 1.0)
+    found = [_share_critical(b, replicates, rate) / trials - b + _COUNT_ROUNDING
+             for b in _share_bounds(claim, target)]
+    return np.fmax.reduce(found) if len(found) > 1 else found[0]
+
+
+def _share_detectable(bound: NDArray[np.float64], replicates: NDArray[np.float64], rate: float
                       ) -> NDArray[np.float64]:
     """The deviation ``d`` above an upper bound ``b`` of a share detected with probability 0.95.
 
-    The share fails the claim when more than ``c = R (b + k sqrt(b (1 - b) / R))`` of its
-    ``R`` replicates count, so it is detected with probability ``P(X >= m)``, ``m = floor(c) +
-    1``, ``X ~ Binomial(R, b + d)``: 0.95 at ``b + d = Beta(m, R - m + 1).ppf(0.95)`` (the
-    binomial tail as a regularized incomplete beta; real ``R`` for a mean over cells). inf
-    when ``m > R``: no share in [0, 1] fails the claim.
+    The share fails the claim when more than ``c`` of its ``R`` replicates count
+    (`_share_critical`), so it is detected with probability ``P(X >= m)``, ``m = c + 1``,
+    ``X ~ Binomial(R, b + d)``: 0.95 at ``b + d = Beta(m, R - m + 1).ppf(0.95)`` (the binomial
+    tail as a regularized incomplete beta). inf when ``m > R``: no share in [0, 1] fails the
+    claim.
     """
-    critical = np.floor(replicates * (bound + k * np.sqrt(bound * (1.0 - bound) / replicates)))
-    m = critical + 1.0
-    possible = m <= replicates
+    trials = np.maximum(np.floor(replicates), 1.0)
+    m = _share_critical(bound, replicates, rate) + 1.0
+    possible = m <= trials
     with np.errstate(invalid="ignore"):
         share = stats.beta.ppf(0.95, np.where(possible, m, 1.0),
-                               np.where(possible, replicates - m + 1.0, 1.0))
+                               np.where(possible, trials - m + 1.0, 1.0))
     return np.where(possible, share - bound, np.inf)
 
 
@@ -764,7 +800,8 @@ class _Judge:
             self.unknown_se += int((monte_carlo & np.isnan(relative) & ~undefined).sum())
         shown = rows[[*params, "method", "value", "mcse", "error"]].assign(
             bound=_bound(claim, target), deviation=deviation,
-            spread=np.where(np.isnan(spread), 0.0, spread))
+            spread=np.where(np.isnan(spread), 0.0, spread), target=target,
+            counts=rows["counts"].to_numpy(float) if _is_share(claim) else np.nan)
         self._keep_nearest(rows, params, deviation, target)
         exact_broken = ~monte_carlo & (undefined | (deviation > claim.exact_tolerance))
         if exact_broken.any():
@@ -791,16 +828,17 @@ class _Judge:
                         "value": float(row["value"]), "mcse": float(row["mcse"]),
                         "bound": float(_bound(self.claim, target[i:i + 1])[0])}
 
-    def _power(self, k: float) -> tuple[float, float]:
+    def _power(self, k: float, rate: float) -> tuple[float, float]:
         """The detectable deviation of the least precise Monte Carlo value, and the factor on
-        the replicates that would bring it down to the claim's resolution."""
+        the replicates that would bring it down to the claim's resolution (``rate``: the
+        false-alarm rate of each value's test, which sets ``k``)."""
         resolution = float(self.claim.resolution or 0.0)
         detectable = (k + _Z95) * self.spread
         scale = (detectable / resolution) ** 2
         for bounds, counts in self.shares:
             for bound in bounds:
                 detectable = max(detectable,
-                                 float(_share_detectable(bound, counts, k).max()))
+                                 float(_share_detectable(bound, counts, rate).max()))
                 scale = max(scale, float(
                     (_share_replicates(bound, resolution, k) / counts).max()))
         return detectable, max(scale, 1.0) if detectable > resolution else 1.0
@@ -818,19 +856,24 @@ class _Judge:
         m = self.monte_carlo
         alpha = claim.familywise_error or familywise_error
         sides = 2 if claim.comparison == "within" else 1
-        k = float(stats.norm.isf(alpha / (sides * m * looks))) if m else None
+        rate = alpha / (sides * m * looks) if m else math.nan
+        k = float(stats.norm.isf(rate)) if m else None
         broken, wrong_side = list(self.broken), 0
         for rows in self.beyond:
             allowance = (k or 0.0) * rows["spread"]
+            if _is_share(claim):
+                allowance = _share_allowance(claim, rows["target"].to_numpy(float),
+                                             rows["counts"].to_numpy(float), rate)
             rows = rows.assign(allowance=allowance, excess=rows["deviation"] - allowance)
             breaks = rows["value"].isna() | (rows["excess"] > 0)
             broken.append(rows[breaks])
             wrong_side += int((~breaks).sum())
         failures = pd.concat(broken, ignore_index=True) if broken else pd.DataFrame(
             columns=list(FAILURE_COLUMNS))
-        failures = failures.drop(columns=["deviation", "spread"], errors="ignore").sort_values(
+        failures = failures.drop(columns=["deviation", "spread", "target", "counts"],
+                                 errors="ignore").sort_values(
             "excess", ascending=False, na_position="first", kind="stable", ignore_index=True)
-        detectable, scale = self._power(k) if k is not None else (0.0, math.nan)
+        detectable, scale = self._power(k, rate) if k is not None else (0.0, math.nan)
         if self.any_exact:
             detectable = max(detectable, claim.exact_tolerance)
         resolution = float(claim.resolution or 0.0)

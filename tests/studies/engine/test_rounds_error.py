@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 from scipy import integrate, stats
 
 from studies.engine import (
@@ -158,10 +157,11 @@ def _fail_probability(sizes, critical, p: float) -> tuple[float, list[float]]:
 
 
 def _independent_critical(n: int, looks: int, alpha: float) -> int:
-    """The critical count by the claims' formula, scipy only: a share fails when more than
-    ``n b + k sqrt(n b (1 - b))`` of its replicates miss, ``b = 0.05``, ``k = z(alpha / L)``."""
-    k = stats.norm.isf(alpha / looks)
-    return n - math.floor(n * 0.05 + k * math.sqrt(n * 0.05 * 0.95))
+    """The critical count by the binomial tail, scipy only: a share fails when more of its
+    replicates miss than the smallest ``c`` with ``P(Binomial(n, 0.05) > c) <= alpha / L``
+    (summed from the probability mass function, not read from the engine's quantile)."""
+    tail = 1.0 - np.cumsum(stats.binom.pmf(np.arange(n + 1), n, 0.05))
+    return n - int(np.flatnonzero(tail <= alpha / looks)[0])
 
 
 def test_a_share_claim_fails_at_most_alpha_over_its_looks_and_detects_its_resolution():
@@ -193,11 +193,6 @@ def test_the_share_claims_check_fails_when_the_looks_are_not_split():
     assert false_alarm > SHARE_ALPHA  # 0.0233
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the engine's critical count of a share is a normal approximation with the SE at the "
-    "bound; the binomial's upper tail of misses near b = 0.05 is heavier, so each look's exact "
-    "false-alarm rate exceeds alpha / L (x2.91 at R = 200, x1.28 at 3200, alpha = 0.01, L = 5), "
-    "the premise of the union bound (`studies.engine.rounds`)"))
 def test_each_look_of_a_share_fails_a_true_claim_at_most_at_its_share_of_alpha():
     """Exact: the premise of the rounds' union bound, each look's false-alarm rate at most
     ``alpha / L``, at every level of the schedule (a cell may be judged at each, when the
@@ -210,10 +205,6 @@ def test_each_look_of_a_share_fails_a_true_claim_at_most_at_its_share_of_alpha()
     assert max(each) <= SHARE_ALPHA / levels and union <= SHARE_ALPHA, (each, union)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the normal approximation of a share's critical count (above) at a smaller rate: alpha = "
-    "1e-3, R = 500, 4 levels, the run's own two looks (500, 4000) fail a true claim with "
-    "probability 0.00127"))
 def test_a_share_claim_at_a_small_rate_fails_at_most_alpha_over_its_looks():
     """Exact, as the first test, at alpha = 1e-3 (a suite's claims are judged at about 1e-4):
     R = 500, 4 levels."""
