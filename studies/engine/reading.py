@@ -31,6 +31,7 @@ from studies.engine.results import (
     read_npy,
     unpack_arrays,
 )
+from studies.engine.rounds import Look
 from studies.engine.store import RunStore, damaged, existing_store, read_only
 
 __all__ = ["RunState", "StoredArrays", "StoredRun", "decoded_row", "group_results", "read_run",
@@ -396,12 +397,16 @@ class StoredRun:
         Its status and finished cells.
     results : RunResults
         Every finished cell and packed group.
+    looks : tuple of Look
+        Its looks at the claims after each round (`studies.engine.rounds`), by study and
+        round; empty for a run whose grids have one round.
     """
 
     directory: Path
     metadata: Mapping[str, Any]
     state: RunState
     results: RunResults
+    looks: tuple[Look, ...] = ()
 
 
 def read_run(directory: str | os.PathLike[str], *,
@@ -415,6 +420,7 @@ def read_run(directory: str | os.PathLike[str], *,
     try:
         meta = store.metadata()
         finished = store.finished_cells()
+        looks = tuple(Look.from_row(row) for row in store.rounds())
         rows = read_store(store) if results is None else None
     finally:
         store.close()
@@ -427,4 +433,4 @@ def read_run(directory: str | os.PathLike[str], *,
                                        for name, grid in grids.items()})
     elif not isinstance(results, RunResults) or results.directory is None:
         results = RunResults(results, directory=directory)
-    return StoredRun(Path(directory), meta, _state(meta, finished), results)
+    return StoredRun(Path(directory), meta, _state(meta, finished), results, looks)

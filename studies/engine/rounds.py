@@ -33,8 +33,8 @@ level:
 
 * a claim of each cell's value about a share or an estimate's measure raises only its cells
   whose own power is short, each to the level whose replicates bring its detectable
-  deviation to the resolution (``_share_replicates``; ``((k + 1.645) MCSE / resolution)^2``
-  times its replicates);
+  deviation to the resolution (a share: by the exact binomial test's power; an estimate's
+  measure: ``((k + 1.645) MCSE / resolution)^2`` times its replicates);
 * a claim over a mean of cells, against a reference method, in units of another measure, of
   a share among the tests made, with a value without an MCSE (a topic that opened once) or an
   effect the data do not yet show, raises every Monte Carlo cell of its region together, by
@@ -68,9 +68,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from studies.engine.claims import (
     CONDITIONAL,
+    FAILS,
+    HOLDS,
     INCONCLUSIVE,
     Claim,
     Verdict,
@@ -81,7 +84,7 @@ from studies.engine.design import Grid, Study
 from studies.engine.regions import region_mask
 from studies.engine.results import StudyResult, now
 
-__all__ = ["Look", "level_of", "look", "next_levels"]
+__all__ = ["Look", "decided_rounds", "level_of", "look", "next_levels"]
 
 _Z95 = 1.6448536269514722
 
@@ -121,6 +124,20 @@ class Look:
         return cls(study=str(row["study"]), round=int(str(row["round"])),
                    statuses={k: (str(v[0]), int(v[1])) for k, v in statuses.items()},
                    raised={k: int(v) for k, v in json.loads(str(row["raised"])).items()})
+
+
+def decided_rounds(looks: Sequence[Look], study: str) -> dict[str, int]:
+    """The round each of a study's claims was decided at: the first look at which it HOLDS or
+    FAILS; a claim open at every look has the number of rounds run. Empty without looks (a
+    grid of one round)."""
+    taken = [found for found in looks if found.study == study]
+    decided: dict[str, int] = {}
+    for found in taken:
+        for claim, (status, _) in found.statuses.items():
+            if claim not in decided and status in (HOLDS, FAILS):
+                decided[claim] = found.round
+    last = max((found.round for found in taken), default=1)
+    return {claim: decided.get(claim, last) for found in taken for claim in found.statuses}
 
 
 def level_of(schedule: Sequence[int], replicates: int) -> int:
@@ -186,7 +203,8 @@ def _factors(claim: Claim, verdict: Verdict, rows: pd.DataFrame) -> np.ndarray:
     held = rows["n_replicates"].to_numpy(float)
     target = (rows[claim.target].to_numpy(float) if isinstance(claim.target, str)
               else np.full(len(rows), float(claim.target)))
-    needed = share_replicates_needed(claim, target, k)
+    # each value's false-alarm rate, from which the verdict's k is the normal quantile
+    needed = share_replicates_needed(claim, target, float(stats.norm.sf(k)))
     if needed is not None:
         return needed / held
     mcse = rows["mcse"].to_numpy(float)

@@ -73,6 +73,7 @@ from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.pins import PINS, pin_table
 from studies.engine.reading import StoredRun, read_run
 from studies.engine.results import FRAME_COLUMNS, REGION_GROUPS, PackedGroup, group_regions
+from studies.engine.rounds import decided_rounds
 from studies.report.compare import Comparison
 from studies.report.digest import advice_lines, advice_of, job_summary, not_run_lines
 from studies.report.figures import draw
@@ -499,10 +500,17 @@ def _md_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _claims_frame(name: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
+def _claims_frame(name: str, verdicts: Sequence[Verdict],
+                  rounds: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """The claims table of a study page; ``rounds``: the round each claim was decided at, in
+    a run in rounds (`studies.engine.rounds.decided_rounds`; default 1)."""
     table = claims_table(name, verdicts)
     if table.empty:
         return table
+    decided = rounds or {}
+    table = table.assign(rounds=["" if status == NOT_RUN else decided.get(claim, 1)
+                                 for claim, status in zip(table["claim"], table["status"],
+                                                          strict=True)])
     unit = table["unit"].astype(str)
 
     def in_unit(column: str) -> list[str]:
@@ -518,7 +526,8 @@ def _claims_frame(name: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
     # what decided the verdict first (a wide table scrolls; these are seen without scrolling)
     return table[["anchor", "status", "claim", "worst", "reason", "detectable (unit)",
                   "resolution (unit)", "statement", "condition", "region", "methods", "kind",
-                  "values compared", "values failing", "familywise error", "k", "replicates"]]
+                  "values compared", "values failing", "familywise error", "k", "rounds",
+                  "replicates"]]
 
 
 def _results_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -1047,7 +1056,8 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                 meta: Mapping[str, Any], prov: Mapping[str, str], reproduce: str, out: Path,
                 run_dir: Path, written: dict[str, str],
                 summary_rows: Sequence[Mapping[str, Any]] | None,
-                drawn: Sequence[str] | None, tables: PageTables | None) -> dict[str, Any]:
+                drawn: Sequence[str] | None, tables: PageTables | None,
+                rounds: Mapping[str, int] | None = None) -> dict[str, Any]:
     name = study.name
     tables = tables if tables is not None else page_tables(study, result)
     doc = study.ademp
@@ -1068,7 +1078,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         figures.append({"svg": Markup(inline), "caption": caption,
                         "file": f"figures/{name}-{index}.svg"})
     summary = _readable(pd.DataFrame.from_records(found)) if study.summary else pd.DataFrame()
-    claims = _claims_frame(name, verdicts)
+    claims = _claims_frame(name, verdicts, rounds)
     results = _results_frame(tables.headline if tables.headline is not None else found)
     failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
     # decided claims first, then the study's own findings, then the claims not run here
@@ -1238,9 +1248,10 @@ def _page_task(page: tuple[Any, ...]) -> tuple[dict[str, Any], dict[str, str]]:
     """`_study_page` of ``page`` (its arguments but ``written``), as a task of its own: its
     index row and the files it wrote."""
     written: dict[str, str] = {}
-    study, result, verdicts, meta, prov, reproduce, out, run_dir, summary, drawn, tables = page
+    (study, result, verdicts, meta, prov, reproduce, out, run_dir, summary, drawn, tables,
+     rounds) = page
     row = _study_page(study, result, verdicts, meta, prov, reproduce, out, run_dir, written,
-                      summary, drawn, tables)
+                      summary, drawn, tables, rounds)
     return row, written
 
 
@@ -1320,7 +1331,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     pages = [(s, results[s.name], verdicts.get(s.name, ()), meta, prov,
               _reproduce(meta, [s.name], f"reports/{s.name}", known), target.resolve(),
               run_dir.resolve(), (summaries or {}).get(s.name), (figures or {}).get(s.name),
-              (tables or {}).get(s.name))
+              (tables or {}).get(s.name), decided_rounds(stored.looks, s.name))
              for s in studies if s.name in results]
     # the pages are the same bytes from any process: written side by side where there is a pool
     rows = []

@@ -27,6 +27,7 @@ import pandas as pd
 
 from studies.engine import Verdict, run_state
 from studies.engine.provenance import git_state
+from studies.engine.rounds import Look, decided_rounds
 from studies.engine.store import DB_NAME, existing_store
 from studies.report.tables import claims_table
 from studies.suite import suite_study_names
@@ -36,7 +37,7 @@ __all__ = ["REFERENCE_COLUMNS", "record"]
 # The columns of a reference claims table, in the order written.
 REFERENCE_COLUMNS = ("claim", "status", "kind", "condition", "region", "compared", "failing",
                      "familywise_error", "k", "detectable", "resolution", "unit", "worst",
-                     "reason")
+                     "reason", "rounds", "replicates")
 
 
 def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
@@ -74,6 +75,7 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
     store = existing_store(run_path)
     try:
         meta = store.metadata()
+        looks = [Look.from_row(row) for row in store.rounds()]
     finally:
         store.close()
     stored = meta["identity"]["studies"]
@@ -84,7 +86,10 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
     judged = git_state()
     target.mkdir(parents=True, exist_ok=True)
     for name, found in verdicts.items():
+        decided = decided_rounds(looks, name)
         table = claims_table(name, found)
+        # the round each claim was decided at (a run of one round: 1)
+        table["rounds"] = [decided.get(claim, 1) for claim in table["claim"]]
         table.reindex(columns=list(REFERENCE_COLUMNS)).to_csv(
             target / f"{name}.claims.csv", index=False)
         info = {**_provenance(meta, name), "claims_judged_at": judged["git_commit"],
@@ -107,6 +112,7 @@ def _provenance(meta: dict[str, Any], name: str) -> dict[str, Any]:
     return {"study": name, "version": meta["identity"]["studies"][name],
             "grid": grid if isinstance(grid, str) else "custom",
             "n_replicates": meta.get("grids", {}).get(name, {}).get("n_replicates"),
+            "rounds": meta.get("grids", {}).get(name, {}).get("rounds", 1),
             "seed": str(meta.get("seed", "")), "commit": meta.get("git_commit"),
             "tree": _TREE[meta.get("git_dirty")],
             "started": started, "ended": ended, "wall_seconds_of_the_run": seconds,
@@ -135,12 +141,16 @@ def _write_index(target: Path) -> None:
                   f"{info['platform']}. Claims judged at commit "
                   f"{info.get('claims_judged_at') or 'unknown'} "
                   f"({info.get('claims_tree', 'unknown')}).", "",
-                  "| claim | status | detectable | resolution | unit | worst or reason |",
-                  "| --- | --- | --- | --- | --- | --- |"]
+                  "| claim | status | detectable | resolution | unit | rounds | replicates | "
+                  "worst or reason |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for row in table.itertuples():
             note = (row.worst or row.reason).replace("|", "\\|")
+            # a table recorded before rounds has neither column: one round, not counted
+            rounds, replicates = getattr(row, "rounds", "1"), getattr(row, "replicates", "")
             lines.append(f"| {row.claim} | {row.status} | {_short(row.detectable)} | "
-                         f"{_short(row.resolution)} | {row.unit} | {note} |")
+                         f"{_short(row.resolution)} | {row.unit} | {rounds} | {replicates} | "
+                         f"{note} |")
         lines.append("")
     (target / "index.md").write_text("\n".join(lines))
 
