@@ -76,6 +76,9 @@ class Progress:
         """Record that ``done`` of the ``cells`` of ``study`` are finished."""
         with self.lock:
             now = self._now()
+            if self.stopped.is_set():  # the first news of a later round: its cells anew,
+                self.studies.pop(study, None)  # on the clock of the round's bar
+                now = 0.0
             found = self.studies.setdefault(study, _Study(cells, done, done))
             if found.since is None and done > found.initial:
                 found.since = self.last_event  # it began when a worker was last freed
@@ -84,6 +87,10 @@ class Progress:
                 self.last_event = now
 
     def __call__(self, done: int, total: int) -> None:
+        if self.bar is not None and self.stopped.is_set() and done < total:
+            # a later round of a run in rounds (`studies.engine.rounds`): a bar of its own
+            self.bar, self.ticker, self.last_tenth = None, None, -1
+            self.stopped.clear()
         with self.lock:
             self.done = done
             if self.bar is None:

@@ -279,7 +279,7 @@ def run(
             _later_rounds(stepping, grids, grid if isinstance(grid, str) else None, root,
                           tuple(methods), store, collected, writer,
                           lambda tasks: execute(tasks, workers or os.cpu_count() or 1, client),
-                          familywise_error, deadline)
+                          familywise_error, deadline, _RoundProgress(on_cell, on_task))
         if on_study is not None:
             for name in [s.name for s in resolved
                          if s.name not in pending or grids[s.name].rounds > 1]:
@@ -314,7 +314,7 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
                   root: int, methods: tuple[str, ...], store: RunStore | None,
                   collected: list[Finished], writer: _Writer | None,
                   run_tasks: Callable[[list[Task]], Any], familywise_error: float,
-                  deadline: float | None) -> None:
+                  deadline: float | None, progress: _RoundProgress) -> None:
     """The rounds after the first (`studies.engine.rounds`), for the studies in ``stepping``.
 
     Each round looks at every study's claims (the look stored before the cells it raises
@@ -345,6 +345,7 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
                                   taken[round_ - 1], root, methods, store, collected)
         if not tasks:
             return
+        progress.start(tasks)
         for results in run_tasks(tasks):
             if writer is not None:
                 writer.put(results)
@@ -352,8 +353,39 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
                 replaced = {(r.study, r.key) for r in results}
                 collected[:] = [r for r in collected if (r.study, r.key) not in replaced]
                 collected.extend(results)
+            progress.finished(results[0].study)
         if writer is not None:
             writer.flush()
+
+
+class _RoundProgress:
+    """A later round's cells told to ``run``'s ``on_task`` and ``on_cell``, as a run of their
+    own: each raised cell counts once."""
+
+    def __init__(self, on_cell: Callable[[int, int], None] | None,
+                 on_task: Callable[[str, int, int], None] | None) -> None:
+        self.on_cell, self.on_task = on_cell, on_task
+        self.done = self.total = 0
+        self.cells: Counter[str] = Counter()
+        self.finished_here: Counter[str] = Counter()
+
+    def start(self, tasks: Sequence[Task]) -> None:
+        self.done, self.total = 0, len(tasks)
+        self.cells = Counter(t.study.name for t in tasks)
+        self.finished_here = Counter()
+        if self.on_task is not None:
+            for name, cells in self.cells.items():
+                self.on_task(name, 0, cells)
+        if self.on_cell is not None:
+            self.on_cell(0, self.total)
+
+    def finished(self, study: str) -> None:
+        self.done += 1
+        self.finished_here[study] += 1
+        if self.on_task is not None:
+            self.on_task(study, self.finished_here[study], self.cells[study])
+        if self.on_cell is not None:
+            self.on_cell(self.done, self.total)
 
 
 def _raise_tasks(study: Study, grid: Grid, planned: Look, root: int, methods: tuple[str, ...],

@@ -9,7 +9,7 @@ import pytest
 import tqdm.std
 
 from studies.cli.progress import LOG_EVERY, Progress
-from studies.engine import run
+from studies.engine import Grid, run
 from studies.suite import get_study
 
 
@@ -102,3 +102,18 @@ def test_the_engine_reports_each_task_with_its_study_and_cells():
         done[name] = count
         assert total_done == sum(done.values()) and total == 21
     assert done == sizes
+
+
+def test_each_later_round_of_a_run_in_rounds_has_a_bar_of_its_own():
+    stream = io.StringIO()
+    progress = Progress(stream, refresh=None)
+    stepped = Grid({"distribution": ["normal", "lognormal"], "n": [5, 20]}, n_replicates=300,
+                   rounds=4)
+    run([get_study("mean_bias")], grid=stepped, rng=3, workers=1, on_cell=progress,
+        on_task=progress.task)
+    lines = stream.getvalue().splitlines()
+    starts = [line for line in lines if line.lstrip().startswith("0% 0/")]
+    # round 1's 4 cells, then the cells the later rounds raise, each round from 0
+    assert len(starts) >= 2 and starts[0].startswith("  0% 0/4 cells")
+    assert all("left -" not in line for line in lines)
+    assert lines[-1].startswith("100% ")
