@@ -408,7 +408,8 @@ def _raise_tasks(study: Study, grid: Grid, planned: Look, root: int, methods: tu
         if held >= schedule[level - 1]:
             continue  # raised before the run was interrupted
         tasks.append(CellTask(study, cell.params, cell.position, schedule[level - 1] - held,
-                              root, cell.path, methods, level=level, earlier=cell))
+                              root, cell.path, methods, level=level, earlier=cell,
+                              chunk=grid.n_replicates))
     return tasks
 
 

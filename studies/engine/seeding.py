@@ -56,14 +56,16 @@ def root_entropy(seed: Any) -> int:
     return int(seed)
 
 
-def cell_seed(root: int, study: str, params: Mapping[str, Any], level: int = 1
+def cell_seed(root: int, study: str, params: Mapping[str, Any], level: int = 1, part: int = 0
               ) -> np.random.SeedSequence:
     """The cell's SeedSequence: entropy ``root``, spawn key from the cell's hash.
 
     ``level``: the level of the grid's schedule (`studies.engine.design.Grid.schedule`) whose
-    added replicates the stream draws; level 1 (the declared replicates) has the cell's own
-    key, a later level that key followed by the level, so that the stream of the replicates
-    a round adds depends on the cell and the level only, not on when or where they run.
+    added replicates the stream draws, and ``part``: which part of them (a later level's
+    replicates are drawn in parts of at most the declared number). Level 1 (the declared
+    replicates) has the cell's own key, a later level that key followed by the level and the
+    part, so that the stream of the replicates a round adds depends on the cell, the level and
+    the part only, not on when or where they run.
 
     Examples
     --------
@@ -75,5 +77,5 @@ def cell_seed(root: int, study: str, params: Mapping[str, Any], level: int = 1
     digest = bytes.fromhex(cell_key(study, params))
     spawn_key = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 32, 4))
     if level != 1:
-        spawn_key = (*spawn_key, level)
+        spawn_key = (*spawn_key, level, part)
     return np.random.SeedSequence(entropy=root, spawn_key=spawn_key)

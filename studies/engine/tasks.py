@@ -62,8 +62,9 @@ class CellTask:
 
     ``study`` is pickled by reference to its module, ``methods`` are user import paths. A
     task of a later round (`studies.engine.rounds`) raises the cell to ``level`` of its
-    grid's schedule: it draws ``n_replicates`` more from that level's stream and adds them to
-    the cell as stored so far, ``earlier``.
+    grid's schedule: it draws ``n_replicates`` more, in parts of at most ``chunk`` (0: at
+    once), each from the stream of the level and the part, and adds them to the cell as stored
+    so far, ``earlier``.
     """
 
     study: Study
@@ -75,6 +76,7 @@ class CellTask:
     methods: tuple[str, ...] = ()
     level: int = 1
     earlier: CellResult | None = None
+    chunk: int = 0
 
 
 @dataclass(frozen=True)
@@ -192,27 +194,32 @@ def run_cell(task: CellTask) -> CellResult:
                            task.params)
         return run_group(GroupTask(task.study, (cell,), task.methods))[0]
     start = time.perf_counter()
-    stream = seeding.cell_seed(task.root, task.study.name, task.params, task.level)
+    study, earlier = task.study, task.earlier
+    packed = earlier.estimates if earlier is not None else b""
+    errors: dict[str, str] = dict(earlier.errors) if earlier is not None else {}
+    # a later round draws its replicates in parts of at most the grid's declared number (the
+    # memory of round 1's tasks), each from its own stream
+    size = task.chunk or task.n_replicates
     try:
-        sample = task.study.generate(task.params, task.n_replicates,
-                                     rng=np.random.default_rng(stream))
-        truth = task.study.truth(task.params)
+        truth = study.truth(task.params)
+        for part, first in enumerate(range(0, task.n_replicates, size)):
+            stream = seeding.cell_seed(task.root, study.name, task.params, task.level, part)
+            sample = study.generate(task.params, min(size, task.n_replicates - first),
+                                    rng=np.random.default_rng(stream))
+            estimates, failed = _analyse(study, task.methods, sample, task.params)
+            errors = {**failed, **errors}  # a method's first error is kept
+            added = replicates.pack(estimates, sample.frequency)
+            packed = replicates.extend(packed, added) if packed else added
     except Exception as error:  # a study's data may fail in any way; report, go on
         return CellResult(
-            study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
+            study=study.name, key=seeding.cell_key(study.name, task.params),
             position=task.position, params=dict(task.params), path=task.path,
-            performance={}, errors=_data_failed(task.study, task.methods, task.params, error),
+            performance={}, errors=_data_failed(study, task.methods, task.params, error),
             estimates=replicates.pack({}, None), seconds=time.perf_counter() - start)
-    estimates, errors = _analyse(task.study, task.methods, sample, task.params)
-    packed = replicates.pack(estimates, sample.frequency)
-    seconds = 0.0
-    if task.earlier is not None:  # a later round: the cell's replicates so far, then these
-        packed = replicates.extend(task.earlier.estimates, packed)
-        errors = {**task.earlier.errors, **errors}
-        seconds = task.earlier.seconds
-    perf = replicates.measure(packed, truth, measures=task.study.measures)
+    perf = replicates.measure(packed, truth, measures=study.measures)
+    seconds = earlier.seconds if earlier is not None else 0.0
     return CellResult(
-        study=task.study.name, key=seeding.cell_key(task.study.name, task.params),
+        study=study.name, key=seeding.cell_key(study.name, task.params),
         position=task.position, params=dict(task.params), path=task.path,
         performance={m: p for m, p in perf.items() if m not in errors}, errors=errors,
         estimates=packed, seconds=seconds + time.perf_counter() - start)

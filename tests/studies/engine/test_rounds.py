@@ -156,3 +156,16 @@ def test_the_budget_must_be_a_positive_number_of_seconds(budget):
 def test_a_look_reads_back_as_it_was_stored():
     look = Look("s", 2, {"c": ("HOLDS", 600)}, {"k": 3})
     assert Look.from_row(look.to_row()) == look
+
+
+def test_a_later_round_draws_at_most_the_declared_replicates_at_once():
+    asked = []
+
+    def recorded(params, n_replicates, *, rng=None):
+        asked.append(n_replicates)
+        return MEAN.generate(params, n_replicates, rng=rng)
+
+    result = run([dataclasses.replace(MEAN, generate=recorded)], grid=STEPPED, rng=3,
+                 workers=1)["mean_bias"]
+    assert max(_replicates(result).values()) == 2400  # raised by 2100 in one round
+    assert max(asked) == 300 and len(asked) > 4
