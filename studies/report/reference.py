@@ -134,7 +134,9 @@ def _write_index(target: Path) -> None:
         info = json.loads(meta_path.read_text())
         table = pd.read_csv(target / f"{info['study']}.claims.csv", keep_default_na=False,
                             dtype=str)
-        lines += [f"## {info['study']} (version {info['version']}, {info['grid']} grid)", "",
+        rounds = int(info.get("rounds", 1))
+        grid = f"{info['grid']} grid" + (f" in up to {rounds} rounds" if rounds > 1 else "")
+        lines += [f"## {info['study']} (version {info['version']}, {grid})", "",
                   f"Seed {info['seed']}, commit {info['commit'] or 'unknown'} "
                   f"({info['tree']}), run {info['started']} to {info['ended']} "
                   f"({info['wall_seconds_of_the_run']} s for {_studies(info)}), "
