@@ -115,7 +115,7 @@ def certification_sample_size(
         The simulated path only (F1, ``design="srs"``, ``posterior="known-share"``); see
         :func:`estimators.theta_star`. ``tolerance`` applies Algorithm 2's early stop;
         ``relative_precision`` doubles the draws until the size's 95% Monte Carlo interval
-        is at most that share of the size.
+        is at most that share of the size; ``max_draws`` caps the draws, given or doubled.
     max_test_size : int
         Cap on the searches.
     method : {"exact", "monte-carlo"}, optional

@@ -56,6 +56,8 @@ def _monte_carlo(counts: tuple[int, int, int, int], req: _Request, goal: float, 
         raise ValueError("`relative_precision` must be in (0, 1] (a share of the size); got "
                          f"{check.show(relative_precision)}.")
     max_draws = check.draws(max_draws, name="max_draws")
+    if n_draws > max_draws:  # the cap the doubling of `relative_precision` keeps, kept here too
+        raise ValueError(f"`draws` must be at most `max_draws` ({max_draws}); got {draws}.")
     root = _root_seed(rng)
     seed = int(root.entropy)  # type: ignore[arg-type]
     theta = req.theta

@@ -682,3 +682,15 @@ def _print_pins() -> None:
 
 if __name__ == "__main__":
     _print_pins()
+
+
+def test_draws_above_max_draws_are_refused_before_any_simulation():
+    # 80 million draws once took minutes and 13 GB: `max_draws` caps the draws a caller gives
+    # as it caps those `relative_precision` doubles to
+    with pytest.raises(ValueError, match=r"`draws` must be at most `max_draws` \(4000\); "
+                                         r"got 4001\."):
+        certification_sample_size(CONFUSION, 0.6, draws=4001, max_draws=4000, rng=1,
+                                  method="monte-carlo")
+    plan = certification_sample_size(CONFUSION, 0.6, draws=4000, max_draws=4000, rng=1,
+                                     method="monte-carlo")
+    assert plan.draws == 4000
