@@ -430,10 +430,12 @@ def test_a_wide_table_says_that_more_columns_lie_aside_and_opens_with_the_verdic
     _report(BINOMIAL, tmp_path / "run")
     page = (tmp_path / "run" / "binomial_coverage.html").read_text()
     claims = page.split('id="claims"')[1]
-    assert '<p class="cue">15 columns: where the table is wider than the page' in claims
+    assert '<p class="cue">17 columns: where the table is wider than the page' in claims
     head = re.search(r"<thead><tr>(.*?)</tr></thead>", claims).group(1)
     assert head.startswith("<th>status</th><th>claim</th><th>worst</th><th>reason</th>"
                            "<th>detectable (unit)</th><th>resolution (unit)</th>")
+    # the round each claim was decided at and the replicates it compared close the table
+    assert head.endswith("<th>k</th><th>rounds</th><th>replicates</th>")
 
 
 def test_a_caption_says_which_of_its_lines_did_not_run(tmp_path):
