@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -41,9 +40,9 @@ from studies.cli.progress import Progress
 from studies.cli.template import render
 from studies.engine import FAILS, INCONCLUSIVE, Study, Verdict, results_from_store
 from studies.engine.claims import tally
-from studies.engine.reading import StoredRun, read_run
+from studies.engine.reading import StoredRun, read_head, read_run
 from studies.engine.salvage import salvage
-from studies.engine.store import DB_NAME, existing_store
+from studies.engine.store import DB_NAME
 from studies.report import write_tables
 from studies.report.baseline import Results, bless, load_results
 from studies.report.compare import Comparison, compare
@@ -186,15 +185,9 @@ def _incomplete(stored: StoredRun) -> int:
     return EXIT_CLAIM_FAILS
 
 
-def _grid_name(stored: StoredRun) -> str | None:
-    """The named grid a stored run used (None for a grid given as an object)."""
-    grid = stored.metadata["identity"]["grid"]
-    return grid if isinstance(grid, str) else None
-
-
 def _check(args: argparse.Namespace) -> int:
     stored, studies = _stored(args.directory)
-    verdicts = judge(stored.results, studies, _grid_name(stored))
+    verdicts = judge(stored.results, studies, stored.identity.grid)
     for name, found in verdicts.items():
         print(f"{name}: {_tally(found)}")
     return max(_failing(verdicts), _incomplete(stored))
@@ -255,40 +248,34 @@ def _reference(args: argparse.Namespace) -> int:
                          f"{args.directory}.")
     stored, studies = _stored(args.directory)
     recorded = record(args.directory, args.out,
-                      judge(stored.results, studies, _grid_name(stored)))
+                      judge(stored.results, studies, stored.identity.grid))
     print(f"recorded the verdicts of {', '.join(recorded)} in {args.out} "
           f"({args.out / 'index.md'})")
     return 0
 
 
 def _status(args: argparse.Namespace) -> int:
-    store = existing_store(args.directory)
-    try:
-        meta = store.metadata()
-        finished = store.finished_cells()
-    finally:
-        store.close()
-    # the store checked the shapes of these values; a missing one is a ValueError naming it
-    identity, grids = meta["identity"], meta["grids"]
-    print(f"run {args.directory}: {meta.get('status', 'running or killed')}, "
-          f"seed {meta['seed']}, grid {identity['grid']}")
+    head = read_head(args.directory)
+    identity, run = head.identity, head.provenance
+    print(f"run {args.directory}: {run.status}, seed {identity.seed}, grid "
+          f"{identity.grid_name}")
     dirty = {True: " (modified tree)", False: "", None: " (tree state unknown)"}
-    print(f"started {meta.get('started')}, ended {meta.get('ended', '-')}, "
-          f"git {meta.get('git_commit') or '-'}{dirty[meta.get('git_dirty')]}")
-    if "command" in meta:
-        print(f"command: {meta['command']}")
-        print(f"python {meta.get('python')} on {meta.get('platform')}; "
-              + ", ".join(f"{k} {v}" for k, v in meta.get("packages", {}).items()))
-    for resume in meta.get("resumes", []):
+    print(f"started {run.started}, ended {run.ended or '-'}, "
+          f"git {run.commit or '-'}{dirty[run.dirty]}")
+    if run.command is not None:
+        print(f"command: {run.command}")
+        print(f"python {run.python} on {run.platform}; "
+              + ", ".join(f"{k} {v}" for k, v in (run.packages or {}).items()))
+    for resume in run.resumes:
         print(f"resumed {resume.get('started')}: git {resume.get('git_commit') or '-'}"
               f"{dirty.get(resume.get('git_dirty'), '')}: {resume.get('command')}")
-    if "salvaged" in meta:
-        found = meta["salvaged"]
+    if run.salvaged is not None:
+        found = run.salvaged
         print(f"salvaged from {found.get('from')} at {found.get('at')}: rows saved "
               f"{found.get('saved')}, lost {found.get('lost')}")
-    for name, version in identity["studies"].items():
-        total = math.prod(len(v) for v in grids[name]["parameters"].values())
-        done = finished.get(name, 0)
+    for name, version in identity.studies.items():
+        total = identity.grids[name].n_cells
+        done = head.state.finished.get(name, 0)
         print(f"  {name} v{version}: {done}/{total} cells")
     return 0
 

@@ -38,6 +38,7 @@ from studies.engine.design import (
     Sample,
     Study,
 )
+from studies.engine.identity import RunIdentity, RunProvenance
 from studies.engine.means import mean_over_cells, mean_over_cells_frame
 from studies.engine.performance import (
     MEASURES,
@@ -48,7 +49,15 @@ from studies.engine.performance import (
     performance,
 )
 from studies.engine.planning import PATHS
-from studies.engine.reading import RunState, StoredRun, read_run, results_from_store, run_state
+from studies.engine.reading import (
+    RunHead,
+    RunState,
+    StoredRun,
+    read_head,
+    read_run,
+    results_from_store,
+    run_state,
+)
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
 from studies.engine.runner import run
 
@@ -73,6 +82,9 @@ __all__ = [
     "Params",
     "Performance",
     "Recommendation",
+    "RunHead",
+    "RunIdentity",
+    "RunProvenance",
     "RunResults",
     "RunState",
     "Sample",
@@ -87,6 +99,7 @@ __all__ = [
     "mean_over_cells",
     "mean_over_cells_frame",
     "performance",
+    "read_head",
     "read_run",
     "results_from_store",
     "run",

@@ -152,6 +152,15 @@ class Grid:
             found["methods"] = list(self.methods)
         return found
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Grid:
+        """The grid `to_dict` recorded (its scheduling hint, not recorded, is None)."""
+        methods = data.get("methods")
+        return cls({name: list(values) for name, values in data["parameters"].items()},
+                   n_replicates=int(data["n_replicates"]),
+                   methods=None if methods is None else tuple(methods),
+                   rounds=int(data.get("rounds", 1)))
+
 
 FIGURE_KINDS: tuple[str, ...] = ("coverage_against", "measure_by", "heat_map", "zip_plot",
                                   "summary_bars", "summary_lines")

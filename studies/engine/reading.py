@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from studies.engine.design import Study
+from studies.engine.identity import RunIdentity, RunProvenance
 from studies.engine.results import (
     CellResult,
     PackedGroup,
@@ -34,7 +35,8 @@ from studies.engine.results import (
 from studies.engine.rounds import Look
 from studies.engine.store import RunStore, damaged, existing_store, read_only
 
-__all__ = ["RunState", "StoredArrays", "StoredRun", "decoded_row", "group_results", "read_run",
+__all__ = ["RunHead", "RunState", "StoredArrays", "StoredRun", "decoded_row", "group_results",
+           "read_head", "read_run",
            "read_store", "release_held_connections", "results_from_store", "run_state"]
 
 T = TypeVar("T")
@@ -366,47 +368,72 @@ class RunState:
                 "verdicts and tables cover the finished cells only")
 
 
-def _state(meta: Mapping[str, Any], finished: Mapping[str, int]) -> RunState:
-    total = {name: math.prod(len(v) for v in grid["parameters"].values())
-             for name, grid in meta.get("grids", {}).items()}
-    return RunState(str(meta.get("status", "running or killed")), finished, total)
-
-
-def run_state(directory: str | os.PathLike[str]) -> RunState:
-    """The `RunState` of the run in ``directory`` (ValueError if it holds no run)."""
-    store = existing_store(Path(directory))
-    try:
-        meta = store.metadata()
-        finished = store.finished_cells()
-    finally:
-        store.close()
-    return _state(meta, finished)
+def _state(identity: RunIdentity, provenance: RunProvenance, finished: Mapping[str, int]
+           ) -> RunState:
+    return RunState(provenance.status, finished, identity.cells())
 
 
 @dataclass(frozen=True)
-class StoredRun:
-    """A run directory as read once: its metadata, how far it got, and its results.
+class RunHead:
+    """A run directory's record, read once without its cells: what the run is, where it ran,
+    how far it got, and its looks at the claims.
 
     Attributes
     ----------
     directory : Path
         The run directory.
-    metadata : Mapping[str, Any]
-        The store's metadata (identity, seed, grids, provenance, start and end).
+    identity : RunIdentity
+        Studies and versions, grid, each study's grid, root seed, user methods, path.
+    provenance : RunProvenance
+        Command, Python, packages, git commit, start, end, status, resumes.
     state : RunState
         Its status and finished cells.
-    results : RunResults
-        Every finished cell and packed group.
     looks : tuple of Look
         Its looks at the claims after each round (`studies.engine.rounds`), by study and
         round; empty for a run whose grids have one round.
     """
 
     directory: Path
-    metadata: Mapping[str, Any]
+    identity: RunIdentity
+    provenance: RunProvenance
     state: RunState
+    looks: tuple[Look, ...]
+
+
+@dataclass(frozen=True)
+class StoredRun(RunHead):
+    """A run directory as read once: its `RunHead` and its results.
+
+    Attributes
+    ----------
+    results : RunResults
+        Every finished cell and packed group.
+    """
+
     results: RunResults
-    looks: tuple[Look, ...] = ()
+
+
+def read_head(directory: str | os.PathLike[str]) -> RunHead:
+    """The record of the run in ``directory`` without its cells (ValueError if it holds no
+    run), its store opened once."""
+    store = existing_store(Path(directory))
+    try:
+        return _head(store, Path(directory))
+    finally:
+        store.close()
+
+
+def _head(store: RunStore, directory: Path) -> RunHead:
+    meta = store.metadata()
+    identity, provenance = RunIdentity.from_metadata(meta), RunProvenance.from_metadata(meta)
+    looks = tuple(Look.from_row(row) for row in store.rounds())
+    return RunHead(directory, identity, provenance,
+                   _state(identity, provenance, store.finished_cells()), looks)
+
+
+def run_state(directory: str | os.PathLike[str]) -> RunState:
+    """The `RunState` of the run in ``directory`` (ValueError if it holds no run)."""
+    return read_head(directory).state
 
 
 def read_run(directory: str | os.PathLike[str], *,
@@ -414,23 +441,19 @@ def read_run(directory: str | os.PathLike[str], *,
     """The run in ``directory``, its store opened once (ValueError if it holds no run).
 
     ``results``: the run's results already in memory (what `run` returned); then only the
-    metadata and progress are read, not every cell again.
+    record and progress are read, not every cell again.
     """
     store = existing_store(Path(directory))
     try:
-        meta = store.metadata()
-        finished = store.finished_cells()
-        looks = tuple(Look.from_row(row) for row in store.rounds())
+        head = _head(store, Path(directory))
         rows = read_store(store) if results is None else None
     finally:
         store.close()
+    identity = head.identity
     if rows is not None:
-        grids = meta.get("grids", {})
-        results = group_results(rows, list(meta["identity"]["studies"]),
-                                {name: list(grid["parameters"]) for name, grid in grids.items()},
-                                directory=directory,
-                                looks={name: int(grid.get("rounds", 1))
-                                       for name, grid in grids.items()})
+        results = group_results(rows, list(identity.studies), identity.parameters(),
+                                directory=directory, looks=identity.rounds())
     elif not isinstance(results, RunResults) or results.directory is None:
         results = RunResults(results, directory=directory)
-    return StoredRun(Path(directory), meta, _state(meta, finished), results, looks)
+    return StoredRun(head.directory, identity, head.provenance, head.state, head.looks,
+                     results)

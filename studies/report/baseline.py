@@ -159,12 +159,12 @@ def _statuses(study: str, verdicts: Sequence[Verdict]) -> pd.DataFrame:
 
 
 def _run(stored: StoredRun, judged: Mapping[str, Sequence[Verdict]] | None = None) -> Results:
-    path, meta, results = stored.directory, stored.metadata, stored.results
-    grids = {name: {"parameters": g["parameters"], "n_replicates": g.get("n_replicates")}
-             for name, g in meta.get("grids", {}).items()}
+    path, identity, results = stored.directory, stored.identity, stored.results
+    grids = {name: {"parameters": g.to_dict()["parameters"], "n_replicates": g.n_replicates}
+             for name, g in identity.grids.items()}
     rows = [_compact(frame, list(grids.get(name, {}).get("parameters", result.parameters)))
             for name, result in results.items() for frame in result.frames()]
-    grid = meta["identity"]["grid"] if isinstance(meta["identity"]["grid"], str) else None
+    grid = identity.grid
     verdicts = []
     for name, result in results.items():
         table = path / f"{name}.claims.csv"
@@ -178,8 +178,8 @@ def _run(stored: StoredRun, judged: Mapping[str, Sequence[Verdict]] | None = Non
                 get_study(name).claims, result, grid=grid,
                 familywise_error=claim_false_alarm())))
     return Results(path, "run", _sorted(rows), _verdict_frame(verdicts),
-                   dict(meta["identity"]["studies"]), grids, str(meta.get("seed", "")),
-                   dict(meta.get("packages", {})), stored.state.complete)
+                   dict(identity.studies), grids, str(identity.seed),
+                   dict(stored.provenance.packages or {}), stored.state.complete)
 
 
 def _report(path: Path) -> Results:
@@ -266,7 +266,7 @@ def bless(run_dir: str | os.PathLike[str], out: str | os.PathLike[str], *, reaso
                                                      or (target / MANIFEST).is_file())):
         raise ValueError(f"`out` must be a baseline directory or a new one; {target} is "
                          "something else.")
-    meta = stored.metadata
+    prov = stored.provenance
     files = {RESULTS: _gzipped(found.rows.to_csv(index=False).encode()),
              CLAIMS: found.verdicts.to_csv(index=False).encode()}
     manifest = {
@@ -274,11 +274,10 @@ def bless(run_dir: str | os.PathLike[str], out: str | os.PathLike[str], *, reaso
         "blessed": datetime.now(UTC).isoformat(timespec="seconds"),
         "commit": git_state(),
         "run": {"directory": str(run_path), "seed": found.seed,
-                "grid": meta["identity"]["grid"], "command": meta.get("command"),
-                "commit": meta.get("git_commit"), "dirty": meta.get("git_dirty"),
-                "python": meta.get("python"), "platform": meta.get("platform"),
-                "packages": dict(found.packages), "started": meta.get("started"),
-                "ended": meta.get("ended")},
+                "grid": stored.identity.grid_name, "command": prov.command,
+                "commit": prov.commit, "dirty": prov.dirty, "python": prov.python,
+                "platform": prov.platform, "packages": dict(found.packages),
+                "started": prov.started, "ended": prov.ended},
         "studies": dict(found.studies),
         "grids": dict(found.grids),
         "rows": len(found.rows),

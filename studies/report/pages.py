@@ -41,7 +41,6 @@ import re
 import shlex
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +68,10 @@ from studies.engine.findings import (
     extreme,
     paper_outcomes,
 )
+from studies.engine.identity import RunIdentity
 from studies.engine.means import MEAN_SUMS, mean_terms, means_from_sums
 from studies.engine.pins import PINS, pin_table
-from studies.engine.reading import StoredRun, read_run
+from studies.engine.reading import RunHead, StoredRun, read_run
 from studies.engine.results import FRAME_COLUMNS, REGION_GROUPS, PackedGroup, group_regions
 from studies.engine.rounds import decided_rounds
 from studies.report.compare import Comparison
@@ -717,14 +717,14 @@ def _failures_frame(verdicts: Sequence[Verdict], limit: int = 10) -> pd.DataFram
     return frame[["claim", *(c for c in frame.columns if c != "claim")]]
 
 
-def _grid_frame(meta: Mapping[str, Any], study: Study) -> pd.DataFrame:
-    grid = meta.get("grids", {}).get(study.name, {})
+def _grid_frame(identity: RunIdentity, study: Study) -> pd.DataFrame:
+    grid = identity.grids[study.name]
     rows = [{"parameter": k, "values": ", ".join(str(v) for v in values), "count": len(values)}
-            for k, values in grid.get("parameters", {}).items()]
+            for k, values in grid.parameters.items()]
     exact = study.enumerate_outcomes is not None
     rows.append({"parameter": "replicates per cell",
                  "values": "none: every outcome enumerated (exact path)" if exact
-                 else str(grid.get("n_replicates", "")), "count": ""})
+                 else str(grid.n_replicates), "count": ""})
     return pd.DataFrame(rows)
 
 
@@ -810,25 +810,26 @@ def prereg_table(study: Study, verdicts: Sequence[Verdict], tested: str,
     return pd.DataFrame(items, columns=["item", "answer"])
 
 
-def _provenance(meta: Mapping[str, Any], reproduce: str, state: str) -> dict[str, str]:
-    packages = meta.get("packages", {})
+def _provenance(head: RunHead, reproduce: str) -> dict[str, str]:
+    identity, run = head.identity, head.provenance
+    packages = run.packages or {}
     tree = {True: " (uncommitted changes)", False: " (tree clean)", None: " (state unknown)"}
-    wall = _wall_seconds(meta)
+    wall = run.wall_seconds
     return {
-        "run": state,
-        "run started": str(meta.get("started", "")),
-        "run ended": str(meta.get("ended", "not recorded")),
+        "run": head.state.describe(),
+        "run started": run.started or "",
+        "run ended": run.ended or "not recorded",
         "wall time": "" if wall is None else f"{wall:,.0f} s",
         "evalcert": packages.get("evalcert", ""),
-        "git commit": f"{meta.get('git_commit') or 'unknown'}{tree[meta.get('git_dirty')]}",
-        "command": meta.get("command", ""),
+        "git commit": f"{run.commit or 'unknown'}{tree[run.dirty]}",
+        "command": run.command or "",
         "reproduce with": reproduce,
-        "root seed": str(meta.get("seed", "")),
-        "grid": str(meta.get("identity", {}).get("grid", "")),
+        "root seed": str(identity.seed),
+        "grid": identity.grid_name,
         "study versions": ", ".join(f"{name} v{version}" for name, version in
-                                    meta.get("identity", {}).get("studies", {}).items()),
-        "python": meta.get("python", ""),
-        "platform": meta.get("platform", ""),
+                                    identity.studies.items()),
+        "python": run.python or "",
+        "platform": run.platform or "",
         **{name: packages[name] for name in ("numpy", "scipy", "pandas", "matplotlib")
            if name in packages},
     }
@@ -845,7 +846,7 @@ def _provenance_html(prov: Mapping[str, str]) -> Markup:
                   "</tbody></table></div>")
 
 
-def _reproduce(meta: Mapping[str, Any], names: Sequence[str], out: str,
+def _reproduce(identity: RunIdentity, command: str | None, names: Sequence[str], out: str,
                known: Collection[str]) -> str:
     """The one command that reproduces the run (of ``names`` only) into ``out``, or why there
     is none.
@@ -856,18 +857,17 @@ def _reproduce(meta: Mapping[str, Any], names: Sequence[str], out: str,
     the study and the cell, so one study run alone reproduces its values in a suite's run.
     ``known``: the discovered studies' names (`study_names`).
     """
-    identity = meta.get("identity", {})
-    grid, seed = identity.get("grid", "quick"), str(meta.get("seed", ""))
-    if not isinstance(grid, str):
+    grid, seed = identity.grid, str(identity.seed)
+    if grid is None:
         return (f"no single command: the grid was built in Python (its values are under "
                 f"grids in report.json); run it with studies.engine.run and rng={seed}")
     if set(names) <= set(known):
         words = ["evalcert", "study", "run", *names, "--grid", grid, "--seed", seed,
                  "--out", out]
-        for method in identity.get("methods", []):
+        for method in identity.methods:
             words += ["--method", method]
         return shlex.join(words)
-    recorded = shlex.split(str(meta.get("command", "")))
+    recorded = shlex.split(command or "")
     if "run" not in recorded:
         return f"no single command: the run was started from Python with rng={seed}"
     kept: list[str] = []
@@ -894,10 +894,10 @@ def _write(path: Path, text: str, written: dict[str, str]) -> None:
         hashlib.sha256(data).hexdigest()
 
 
-def _untested(study: Study, meta: Mapping[str, Any]) -> str:
+def _untested(study: Study, identity: RunIdentity) -> str:
     """What the study's declared grids cover and this run's grid does not: each parameter's
     values left out (and in which grid they are), in words; "" when nothing is."""
-    ran = meta.get("grids", {}).get(study.name, {}).get("parameters", {})
+    ran = identity.grids[study.name].parameters
     found = []
     for parameter in ran:
         for grid_name, grid in study.grids.items():
@@ -916,12 +916,12 @@ def _ran(result: StudyResult) -> set[str]:
         m for g in result.groups for m in g.values}
 
 
-def _tested(study: Study, result: StudyResult, meta: Mapping[str, Any]) -> str:
+def _tested(study: Study, result: StudyResult, identity: RunIdentity) -> str:
     """What the page tested, in one line: cells, grid parameters, path, replicates, and the
     methods that ran (and those of the study that did not, on this grid)."""
-    grid = meta.get("grids", {}).get(study.name, {})
+    grid = identity.grids[study.name]
     cells = len(result.cells) + sum(g.size for g in result.groups)
-    parameters = " x ".join(f"{len(v)} {k}" for k, v in grid.get("parameters", {}).items()
+    parameters = " x ".join(f"{len(v)} {k}" for k, v in grid.parameters.items()
                             if len(v) > 1) or "one cell"
     ran = _ran(result)
     methods = ", ".join(m for m in study.methods if m in ran) or "none"
@@ -934,7 +934,7 @@ def _tested(study: Study, result: StudyResult, meta: Mapping[str, Any]) -> str:
     if study.enumerate_outcomes is not None:
         how = "exact: every outcome enumerated with its probability, no Monte Carlo error"
     else:
-        how = f"Monte Carlo: {_text(grid.get('n_replicates', ''))} replicates per cell"
+        how = f"Monte Carlo: {_text(grid.n_replicates)} replicates per cell"
     return f"{_text(cells)} cells ({parameters}; {how}) of the methods {methods}"
 
 
@@ -1053,7 +1053,7 @@ def paper_tally(outcomes: Sequence[str]) -> str:
 
 
 def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
-                meta: Mapping[str, Any], prov: Mapping[str, str], reproduce: str, out: Path,
+                identity: RunIdentity, prov: Mapping[str, str], reproduce: str, out: Path,
                 run_dir: Path, written: dict[str, str],
                 summary_rows: Sequence[Mapping[str, Any]] | None,
                 drawn: Sequence[str] | None, tables: PageTables | None,
@@ -1080,7 +1080,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     summary = _readable(pd.DataFrame.from_records(found)) if study.summary else pd.DataFrame()
     claims = _claims_frame(name, verdicts, rounds)
     results = _results_frame(tables.headline if tables.headline is not None else found)
-    failures, grid = _failures_frame(verdicts), _grid_frame(meta, study)
+    failures, grid = _failures_frame(verdicts), _grid_frame(identity, study)
     # decided claims first, then the study's own findings, then the claims not run here
     sentences = [claim_finding(v) for v in verdicts if v.status != NOT_RUN]
     outcomes: list[str] = []
@@ -1105,8 +1105,8 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         ("failures", "Cells that break a claim", not failures.empty),
         ("ademp", "Design (ADEMP)", True), ("legend", "Legend", True),
         ("provenance", "Provenance", True)) if shown]
-    tested = _tested(study, result, meta)
-    untested = _untested(study, meta)
+    tested = _tested(study, result, identity)
+    untested = _untested(study, identity)
     prereg = prereg_table(study, verdicts, tested, prov)
     body = _template(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
@@ -1248,9 +1248,9 @@ def _page_task(page: tuple[Any, ...]) -> tuple[dict[str, Any], dict[str, str]]:
     """`_study_page` of ``page`` (its arguments but ``written``), as a task of its own: its
     index row and the files it wrote."""
     written: dict[str, str] = {}
-    (study, result, verdicts, meta, prov, reproduce, out, run_dir, summary, drawn, tables,
+    (study, result, verdicts, identity, prov, reproduce, out, run_dir, summary, drawn, tables,
      rounds) = page
-    row = _study_page(study, result, verdicts, meta, prov, reproduce, out, run_dir, written,
+    row = _study_page(study, result, verdicts, identity, prov, reproduce, out, run_dir, written,
                       summary, drawn, tables, rounds)
     return row, written
 
@@ -1317,19 +1317,20 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         Local worker processes to write the study pages and ``results.csv`` in, side by side.
     """
     stored = run_dir if isinstance(run_dir, StoredRun) else read_run(run_dir, results=results)
-    run_dir, meta, state = stored.directory, stored.metadata, stored.state
+    run_dir, identity, state = stored.directory, stored.identity, stored.state
     target = Path(out) if out is not None else run_dir
     (target / "figures").mkdir(parents=True, exist_ok=True)
     names = [s.name for s in studies]
     # the tidy table is the same bytes from any process: written beside the pages
     tidy = pool.submit(_tidy_csv, dict(results), target.resolve()) if pool is not None else None
-    grid_name = meta.get("identity", {}).get("grid", "")
     known = study_names()
-    prov = _provenance(meta, _reproduce(meta, names, f"reports/studies-{grid_name}", known),
-                       state.describe())
+    command = stored.provenance.command
+    prov = _provenance(stored, _reproduce(identity, command, names,
+                                          f"reports/studies-{identity.grid_name}", known))
     written: dict[str, str] = {}
-    pages = [(s, results[s.name], verdicts.get(s.name, ()), meta, prov,
-              _reproduce(meta, [s.name], f"reports/{s.name}", known), target.resolve(),
+    pages = [(s, results[s.name], verdicts.get(s.name, ()), identity, prov,
+              _reproduce(identity, command, [s.name], f"reports/{s.name}", known),
+              target.resolve(),
               run_dir.resolve(), (summaries or {}).get(s.name), (figures or {}).get(s.name),
               (tables or {}).get(s.name), decided_rounds(stored.looks, s.name))
              for s in studies if s.name in results]
@@ -1342,9 +1343,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
               for s in STATUSES}
     advice = advice_of([s for s in studies if s.name in results], verdicts)
     pins = _pin_rows([s for s in studies if s.name in results], verdicts)
-    identity = meta.get("identity", {})
     body = _template(_INDEX).render(
-        studies=rows, grid=identity.get("grid", ""), seed=meta.get("seed", ""),
+        studies=rows, grid=identity.grid_name, seed=identity.seed,
         counts=counts, not_run=not_run_lines(verdicts), advice=advice,
         provenance=_provenance_html(prov), budget=f"{SUITE_FALSE_ALARM:g}",
         claims=round(SUITE_FALSE_ALARM / claim_false_alarm()),
@@ -1366,25 +1366,25 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
            + "\n", written)
     _write(target / "summary.md", job_summary(
         {name: verdicts[name] for name in names if name in verdicts},
-        grid=identity["grid"] if isinstance(identity.get("grid"), str) else "custom",
-        seed=meta.get("seed", ""), budget=SUITE_FALSE_ALARM,
+        grid=identity.grid_name, seed=identity.seed, budget=SUITE_FALSE_ALARM,
         state=state.describe(), comparison=comparison,
         papers={row["name"]: row["paper"] for row in rows}, advice=advice), written)
     left_out, written["results.csv"] = (tidy.result() if tidy is not None
                                         else _tidy_csv(results, target))
     report = {
         "provenance": prov,
-        "grids": meta.get("grids", {}),
-        "studies": identity.get("studies", {}),
-        "packages": meta.get("packages", {}),
+        "grids": {name: grid.to_dict() for name, grid in identity.grids.items()},
+        "studies": dict(identity.studies),
+        "packages": dict(stored.provenance.packages or {}),
         "verdicts": {name: [v.to_row(name) for v in found] for name, found in verdicts.items()},
         "results_csv_left_out": left_out,
         "comparison": comparison.to_dict() if comparison is not None else None,
         "files": dict(sorted(written.items())),
         "tables": _table_hashes(run_dir, names),
-        "timing": {"started": meta.get("started"), "ended": meta.get("ended"),
-                   "wall_seconds": _wall_seconds(meta), "status": meta.get("status"),
-                   "resumes": [r.get("started") for r in meta.get("resumes", [])]},
+        "timing": {"started": stored.provenance.started, "ended": stored.provenance.ended,
+                   "wall_seconds": stored.provenance.wall_seconds,
+                   "status": stored.provenance.status,
+                   "resumes": [r.get("started") for r in stored.provenance.resumes]},
     }
     (target / "report.json").write_text(json.dumps(_plain(report), indent=2, allow_nan=False)
                                         + "\n")
@@ -1419,16 +1419,6 @@ def _table_hashes(run_dir: Path, names: Sequence[str]) -> dict[str, str]:
             if path.is_file():
                 found[path.name] = hashlib.sha256(path.read_bytes()).hexdigest()
     return dict(sorted(found.items()))
-
-
-def _wall_seconds(meta: Mapping[str, Any]) -> float | None:
-    """Seconds from the run's start to its last end (resumes included), if both are known."""
-    try:
-        start = datetime.fromisoformat(meta["started"])
-        end = datetime.fromisoformat(meta["ended"])
-    except (KeyError, TypeError, ValueError):
-        return None
-    return (end - start).total_seconds()
 
 
 def _plain(value: Any) -> Any:

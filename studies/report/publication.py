@@ -171,9 +171,6 @@ def stored_studies(run: StoredRun) -> tuple[list[Study], list[str]]:
             [name for name in names if name not in known])
 
 
-def _grid_name(run: StoredRun) -> str | None:
-    grid = run.metadata["identity"]["grid"]
-    return grid if isinstance(grid, str) else None
 
 
 def _baseline(baseline: str | os.PathLike[str] | Results | None) -> Results | None:
@@ -394,7 +391,7 @@ def publish(run_dir: str | os.PathLike[str] | StoredRun, studies: Sequence[Study
     side = _SideWork(os.cpu_count() or 1)
     try:
         side.warm(any(stored.results[s.name].groups for s in found))
-        verdicts, summaries = _judged(stored.results, found, _grid_name(stored), target, side)
+        verdicts, summaries = _judged(stored.results, found, stored.identity.grid, target, side)
         return _finish(stored, chosen, verdicts, summaries, base,
                        Path(out) if out is not None else None, unknown, side)
     finally:

@@ -19,16 +19,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from studies.engine import Verdict, run_state
+from studies.engine import Verdict
 from studies.engine.provenance import git_state
-from studies.engine.rounds import Look, decided_rounds
-from studies.engine.store import DB_NAME, existing_store
+from studies.engine.reading import RunHead, read_head
+from studies.engine.rounds import decided_rounds
+from studies.engine.store import DB_NAME
 from studies.report.tables import claims_table
 from studies.suite import suite_study_names
 
@@ -69,16 +69,11 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
     if not (run_path / DB_NAME).is_file():
         raise ValueError(f"`run_dir` must be a run directory holding {DB_NAME}; got "
                          f"{run_path}.")
-    state = run_state(run_path)
-    if not state.complete:
-        raise ValueError(f"`run_dir` must be a finished run; {run_path} is {state.describe()}.")
-    store = existing_store(run_path)
-    try:
-        meta = store.metadata()
-        looks = [Look.from_row(row) for row in store.rounds()]
-    finally:
-        store.close()
-    stored = meta["identity"]["studies"]
+    head = read_head(run_path)
+    if not head.state.complete:
+        raise ValueError(f"`run_dir` must be a finished run; {run_path} is "
+                         f"{head.state.describe()}.")
+    stored = head.identity.studies
     unknown = sorted(set(verdicts) - set(stored))
     if unknown:
         raise ValueError(f"`verdicts` must be of studies of the run ({', '.join(stored)}); "
@@ -86,13 +81,13 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
     judged = git_state()
     target.mkdir(parents=True, exist_ok=True)
     for name, found in verdicts.items():
-        decided = decided_rounds(looks, name)
+        decided = decided_rounds(head.looks, name)
         table = claims_table(name, found)
         # the round each claim was decided at (a run of one round: 1)
         table["rounds"] = [decided.get(claim, 1) for claim in table["claim"]]
         table.reindex(columns=list(REFERENCE_COLUMNS)).to_csv(
             target / f"{name}.claims.csv", index=False)
-        info = {**_provenance(meta, name), "claims_judged_at": judged["git_commit"],
+        info = {**_provenance(head, name), "claims_judged_at": judged["git_commit"],
                 "claims_tree": _TREE[judged["git_dirty"]]}
         (target / f"{name}.json").write_text(json.dumps(info, indent=2) + "\n")
     _write_index(target)
@@ -102,23 +97,18 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
 _TREE = {True: "uncommitted changes", False: "clean", None: "unknown"}
 
 
-def _provenance(meta: dict[str, Any], name: str) -> dict[str, Any]:
-    started, ended = meta.get("started"), meta.get("ended")
-    seconds = None
-    if started and ended:
-        seconds = round((datetime.fromisoformat(ended)
-                         - datetime.fromisoformat(started)).total_seconds(), 1)
-    grid = meta["identity"]["grid"]
-    return {"study": name, "version": meta["identity"]["studies"][name],
-            "grid": grid if isinstance(grid, str) else "custom",
-            "n_replicates": meta.get("grids", {}).get(name, {}).get("n_replicates"),
-            "rounds": meta.get("grids", {}).get(name, {}).get("rounds", 1),
-            "seed": str(meta.get("seed", "")), "commit": meta.get("git_commit"),
-            "tree": _TREE[meta.get("git_dirty")],
-            "started": started, "ended": ended, "wall_seconds_of_the_run": seconds,
-            "studies_in_the_run": len(meta["identity"]["studies"]),
-            "command": meta.get("command"), "platform": meta.get("platform"),
-            "python": meta.get("python"), "packages": meta.get("packages", {})}
+def _provenance(head: RunHead, name: str) -> dict[str, Any]:
+    identity, prov = head.identity, head.provenance
+    seconds = prov.wall_seconds
+    grid = identity.grids[name]
+    return {"study": name, "version": identity.studies[name], "grid": identity.grid_name,
+            "n_replicates": grid.n_replicates, "rounds": grid.rounds,
+            "seed": str(identity.seed), "commit": prov.commit, "tree": _TREE[prov.dirty],
+            "started": prov.started, "ended": prov.ended,
+            "wall_seconds_of_the_run": None if seconds is None else round(seconds, 1),
+            "studies_in_the_run": len(identity.studies), "command": prov.command,
+            "platform": prov.platform, "python": prov.python,
+            "packages": dict(prov.packages or {})}
 
 
 def _write_index(target: Path) -> None:

@@ -83,18 +83,19 @@ def test_report_json_hashes_every_file_it_lists(quick_run):
 
 
 def test_the_reproducing_command_fits_how_the_run_was_made():
+    from studies.engine.identity import RunIdentity
     from studies.report.pages import _reproduce
     from studies.suite import study_names
 
     known = study_names()
-    meta = {"seed": 7, "identity": {"grid": "quick", "methods": []},
-            "command": "evalcert study run m:S --workers 2 --out /tmp/x --resume"}
-    assert _reproduce(meta, ["s"], "out", known) == (
+    named = RunIdentity(studies={}, grid="quick", grids={}, seed=7)
+    command = "evalcert study run m:S --workers 2 --out /tmp/x --resume"
+    assert _reproduce(named, command, ["s"], "out", known) == (
         "evalcert study run m:S --workers 2 --seed 7 --out out")
-    assert _reproduce(meta, ["mean_bias"], "reports/mean_bias", known) == (
+    assert _reproduce(named, command, ["mean_bias"], "reports/mean_bias", known) == (
         "evalcert study run mean_bias --grid quick --seed 7 --out reports/mean_bias")
-    custom = {**meta, "identity": {"grid": {"parameters": {}}}}
-    assert _reproduce(custom, ["mean_bias"], "x", known).startswith(
+    custom = RunIdentity(studies={}, grid=None, grids={}, seed=7)
+    assert _reproduce(custom, command, ["mean_bias"], "x", known).startswith(
         "no single command: the grid was built")
 
 
