@@ -99,8 +99,8 @@ from studies.engine.regions import as_text, region_mask
 from studies.engine.results import PackedGroup, StudyResult
 
 __all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "FAILURE_COLUMNS", "HOLDS",
-           "INCONCLUSIVE", "NOT_RUN", "PINS", "RESOLUTIONS", "STATUSES", "Claim", "Verdict",
-           "evaluate_claims", "share_replicates_needed", "tally", "worst_status"]
+           "INCONCLUSIVE", "NOT_RUN", "PINS", "POWER_Z", "RESOLUTIONS", "STATUSES", "Claim",
+           "Verdict", "evaluate_claims", "share_replicates_needed", "tally", "worst_status"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # What a claim may hold its methods to (`Claim.pins`).
@@ -122,7 +122,8 @@ RESOLUTIONS: dict[str, float] = {
 }
 # A claim's family-wise false-alarm rate when neither it nor its caller states one.
 DEFAULT_FAMILYWISE_ERROR = 1e-3
-_Z95 = float(stats.norm.isf(0.05))
+# The one-sided 95% normal quantile: a verdict asks for power 0.95 at its resolution.
+POWER_Z = float(stats.norm.isf(0.05))
 HOLDS, FAILS, INCONCLUSIVE, NOT_RUN = "HOLDS", "FAILS", "INCONCLUSIVE", "NOT RUN"
 STATUSES: tuple[str, ...] = (HOLDS, INCONCLUSIVE, FAILS, NOT_RUN)
 _SYMBOL = {"at_least": ">=", "at_most": "<=", "within": "within"}
@@ -479,7 +480,7 @@ def _share_replicates(bound: NDArray[np.float64], resolution: float, rate: float
     k = float(stats.norm.isf(rate))
     alternative = np.clip(bound + resolution, 0.0, 1.0)
     root = (k * np.sqrt(bound * (1.0 - bound))
-            + _Z95 * np.sqrt(alternative * (1.0 - alternative))) / resolution
+            + POWER_Z * np.sqrt(alternative * (1.0 - alternative))) / resolution
     needed = np.ceil(np.maximum(root * root, 1.0))
     for _ in range(_SEARCH_STEPS):
         short = ~(_share_detectable(bound, needed, rate) <= resolution)
@@ -847,7 +848,7 @@ class _Judge:
         the replicates that would bring it down to the claim's resolution (``rate``: the
         false-alarm rate of each value's test, which sets ``k``)."""
         resolution = float(self.claim.resolution or 0.0)
-        detectable = (k + _Z95) * self.spread
+        detectable = (k + POWER_Z) * self.spread
         scale = (detectable / resolution) ** 2
         for bounds, counts in self.shares:
             for bound in bounds:

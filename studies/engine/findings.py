@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from studies.engine.claims import FAILS, HOLDS, INCONCLUSIVE, Verdict
+from studies.engine.claims import FAILS, HOLDS, INCONCLUSIVE, POWER_Z, Verdict
 from studies.engine.regions import region_mask
 from studies.engine.results import StudyResult
 
@@ -30,7 +30,6 @@ __all__ = ["NOT_REPRODUCED", "PAPER_OUTCOMES", "REPRODUCED", "REPRODUCED_WITHIN"
 # A paper's value counts as reproduced when ours lies within this many MCSE of it: about a
 # 0.3% two-sided false-alarm rate for a run that truly reproduces it.
 REPRODUCED_WITHIN = 3.0
-_Z95 = 1.6448536269514722  # one-sided 95% normal quantile: the power asked of a comparison
 
 
 def _number(value: float, *, percent: bool, digits: int) -> str:
@@ -107,7 +106,7 @@ def versus_paper(ours: float, mcse: float, paper: float, *, percent: bool = Fals
     side = "above" if z > 0 else "below"
     if resolution is None:
         resolution = 0.05 if percent else 0.05 * abs(paper)
-    needed = resolution / (REPRODUCED_WITHIN + _Z95)
+    needed = resolution / (REPRODUCED_WITHIN + POWER_Z)
     if abs(z) > REPRODUCED_WITHIN:
         outcome, verdict = NOT_REPRODUCED, "not reproduced"
     elif mcse <= needed:

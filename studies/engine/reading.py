@@ -42,11 +42,12 @@ __all__ = ["RunHead", "RunState", "StoredArrays", "StoredRun", "decoded_row", "g
 T = TypeVar("T")
 
 
-def read_store(store: RunStore, *, study: str | None = None
+def read_store(store: RunStore, *, study: str | None = None, with_estimates: bool = False
                ) -> list[CellResult | PackedGroup]:
     """Every finished cell and packed group in an open run store (``study``: its only).
 
-    A packed group's arrays stay in the store and are read when used (`StoredArrays`).
+    A packed group's arrays stay in the store and are read when used (`StoredArrays`); a
+    cell's estimates are read only ``with_estimates`` (a later round extends them).
 
     Raises
     ------
@@ -57,7 +58,7 @@ def read_store(store: RunStore, *, study: str | None = None
     # groups share the one (read-only) mapping
     axes = functools.lru_cache(maxsize=64)(json.loads)
     return [*(decoded_row(CellResult.from_row, r, "cells", store)
-              for r in store.cells(study=study)),
+              for r in store.cells(study=study, with_estimates=with_estimates)),
             *(decoded_row(functools.partial(_stored_group, store, axes), r, "groups", store)
               for r in store.groups(study=study, values=False))]
 

@@ -75,6 +75,7 @@ from studies.engine.claims import (
     FAILS,
     HOLDS,
     INCONCLUSIVE,
+    POWER_Z,
     Claim,
     Verdict,
     evaluate_claims,
@@ -85,8 +86,6 @@ from studies.engine.regions import region_mask
 from studies.engine.results import StudyResult, now
 
 __all__ = ["Look", "decided_rounds", "level_of", "look", "next_levels"]
-
-_Z95 = 1.6448536269514722
 
 
 @dataclass(frozen=True)
@@ -209,7 +208,7 @@ def _factors(claim: Claim, verdict: Verdict, rows: pd.DataFrame) -> np.ndarray:
         return needed / held
     mcse = rows["mcse"].to_numpy(float)
     with np.errstate(invalid="ignore"):
-        factor = ((k + _Z95) * mcse / resolution) ** 2
+        factor = ((k + POWER_Z) * mcse / resolution) ** 2
     return np.where(np.isnan(factor), 2.0, factor)
 
 

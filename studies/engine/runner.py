@@ -330,19 +330,23 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
         tasks: list[Task] = []
         for study in stepping:
             taken = looks.setdefault(study.name, [])
-            if len(taken) < round_:
-                ended = len(taken) < round_ - 1 or (taken and not taken[-1].raised)
-                if ended or (deadline is not None and time.monotonic() > deadline):
-                    continue  # its rounds ended earlier, or the time is spent
-                current = _study_results(study.name, store, collected,
-                                         grids[study.name])[study.name]
+            looked = len(taken) >= round_  # a resumed run's look, stored before it stopped
+            if looked and not taken[round_ - 1].raised:
+                continue
+            if not looked and (len(taken) < round_ - 1 or (taken and not taken[-1].raised)
+                               or (deadline is not None and time.monotonic() > deadline)):
+                continue  # its rounds ended earlier, or the time is spent
+            # read once, with the estimates a raised cell extends
+            finished = _finished(study.name, store, collected, with_estimates=True)
+            if not looked:
+                current = _grouped(study.name, finished, grids[study.name])[study.name]
                 found, _ = rounds.look(study, grids[study.name], grid_name, current, round_,
                                        familywise_error=familywise_error)
                 if store is not None:
                     store.put_round(found.to_row())
                 taken.append(found)
             tasks += _raise_tasks(study.for_grid(grids[study.name]), grids[study.name],
-                                  taken[round_ - 1], root, methods, store, collected)
+                                  taken[round_ - 1], root, methods, finished)
         if not tasks:
             return
         progress.start(tasks)
@@ -389,20 +393,14 @@ class _RoundProgress:
 
 
 def _raise_tasks(study: Study, grid: Grid, planned: Look, root: int, methods: tuple[str, ...],
-                 store: RunStore | None, collected: Sequence[Finished]) -> list[Task]:
-    """The tasks raising the cells a look names to their levels (those not there yet)."""
-    if not planned.raised:
-        return []
-    if store is not None:
-        cells = [CellResult.from_row(r) for r in store.cells(with_estimates=True,
-                                                             study=study.name)]
-    else:
-        cells = [r for r in collected if isinstance(r, CellResult) and r.study == study.name]
+                 finished: Sequence[Finished]) -> list[Task]:
+    """The tasks raising the cells a look names to their levels (those not there yet);
+    ``finished``: the study's cells, with their estimates."""
     schedule = grid.schedule
     tasks: list[Task] = []
-    for cell in cells:
+    for cell in finished:
         level = planned.raised.get(cell.key)
-        if level is None:
+        if level is None or not isinstance(cell, CellResult):
             continue
         held = replicates.count(cell.estimates)
         if held >= schedule[level - 1]:
@@ -416,11 +414,20 @@ def _raise_tasks(study: Study, grid: Grid, planned: Look, root: int, methods: tu
 def _study_results(name: str, store: RunStore | None, collected: Sequence[Finished],
                    grid: Grid) -> RunResults:
     """One study's finished cells and groups: read from ``store``, else from ``collected``."""
+    return _grouped(name, _finished(name, store, collected), grid)
+
+
+def _finished(name: str, store: RunStore | None, collected: Sequence[Finished], *,
+              with_estimates: bool = False) -> list[Finished]:
+    """One study's finished cells and groups, from ``store`` (its cells' estimates read only
+    ``with_estimates``), else from ``collected``."""
     if store is None:
-        finished = [r for r in collected if r.study == name]
-    else:
-        finished = read_store(store, study=name)
-    return group_results(finished, [name], {name: list(grid.parameters)},
+        return [r for r in collected if r.study == name]
+    return read_store(store, study=name, with_estimates=with_estimates)
+
+
+def _grouped(name: str, finished: Sequence[Finished], grid: Grid) -> RunResults:
+    return group_results(list(finished), [name], {name: list(grid.parameters)},
                          looks={name: grid.rounds})
 
 

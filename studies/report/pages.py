@@ -508,9 +508,13 @@ def _claims_frame(name: str, verdicts: Sequence[Verdict],
     if table.empty:
         return table
     decided = rounds or {}
-    table = table.assign(rounds=["" if status == NOT_RUN else decided.get(claim, 1)
-                                 for claim, status in zip(table["claim"], table["status"],
-                                                          strict=True)])
+    not_run = table["status"] == NOT_RUN
+    # a claim not judged on this grid took no round and no replicates
+    table = table.assign(
+        rounds=["" if skipped else decided.get(claim, 1)
+                for claim, skipped in zip(table["claim"], not_run, strict=True)],
+        replicates=["" if skipped else count
+                    for count, skipped in zip(table["replicates"], not_run, strict=True)])
     unit = table["unit"].astype(str)
 
     def in_unit(column: str) -> list[str]:
