@@ -376,8 +376,6 @@ BROKEN = {
     "bootstrap-near-nominal-where-its-sets-are-mixed": (_narrow_bootstrap, "positives"),
     "gain-bootstrap-no-wider-than-binomial": (_wide_gain_bootstrap, "gain"),
     "guaranteed-intervals-cover-on-average": (_narrow_hypergeometric, "positives"),
-    "hypergeometric-covers": (_narrow_hypergeometric, "positives"),
-    "binomial-covers": (_binomial_on_the_population, "positives"),
     "bootstrap-undercovers-the-top-decile": (_hypergeometric_as_bootstrap, "positives"),
     "positives-estimates-unbiased": (_biased_expansion, "positives"),
     "gain-ratio-unbiased": (_shrunk_ratio, "gain"),
