@@ -1,7 +1,7 @@
 """CPU time of drawing every figure of a stored run, as the report draws them.
 
 Reads a run directory (`studies.engine.reading.read_run`), takes the discovered studies it
-holds (`studies.report.publication.stored_studies`) with their summary rows, and draws each
+holds (`studies.suite.stored_studies`) with their summary rows, and draws each
 study's figures with `studies.report.pages.study_figure` (the SVG text a report inlines),
 ``repeat`` times each after one unmeasured figure that imports and warms up matplotlib. The
 table gives each figure's least CPU seconds over the repeats (the least is the least disturbed
@@ -43,8 +43,8 @@ def measure(run_dir: str | Path, *, repeat: int = 1,
     """
     from studies.engine.reading import read_run
     from studies.report.pages import study_figure
-    from studies.report.publication import stored_studies
     from studies.report.tables import summaries
+    from studies.suite import stored_studies
 
     stored = read_run(run_dir)
     chosen, _ = stored_studies(stored)

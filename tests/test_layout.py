@@ -1,13 +1,13 @@
 """The layout of the packages: imports point down and never go round in a circle; the tests
 mirror the packages.
 
-The layers, top to bottom: ``studies.cli`` -> ``studies.audit`` -> ``studies.report`` ->
-``studies.suite`` -> ``studies.engine`` -> ``estimators``. A module may import its own layer or
-any layer below;
-every import statement counts, including those inside functions. A module's tests sit in the
-folder of its package's path under ``tests/`` (``tests/studies/engine/`` for ``studies/engine/``),
-the tests of the whole repository in ``tests/`` itself. The checks are tested on small made-up
-graphs and trees too, so that they are seen to fail.
+The layers, top to bottom: ``studies.cli`` -> ``studies.audit`` -> ``studies.pipeline`` ->
+``studies.report`` -> ``studies.suite`` -> ``studies.engine`` -> ``estimators``. A module may
+import its own layer or any layer below; every import statement counts, including those
+inside functions. A module's tests sit in the folder of its package's path under ``tests/``
+(``tests/studies/engine/`` for ``studies/engine/``), the tests of the whole repository in
+``tests/`` itself. The checks are tested on small made-up graphs and trees too, so that they
+are seen to fail.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("estimators", "studies.engine", "studies.suite", "studies.report", "studies.audit",
-          "studies.cli")
+LAYERS = ("estimators", "studies.engine", "studies.suite", "studies.report", "studies.pipeline",
+          "studies.audit", "studies.cli")
 
 
 def modules() -> dict[str, Path]:

@@ -74,7 +74,7 @@ class _SuiteRun:
         return self.verdicts[study][claim]
 
     def _judge(self) -> dict[str, dict[str, Any]]:
-        from studies.report import run_suite
+        from studies.pipeline import run_suite
 
         out = self.config.getoption("evalcert_out")
         self.out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="evalcert-"))

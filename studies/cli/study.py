@@ -43,12 +43,12 @@ from studies.engine.claims import tally
 from studies.engine.reading import StoredRun, read_head, read_run
 from studies.engine.salvage import salvage
 from studies.engine.store import DB_NAME
+from studies.pipeline.publication import publish, run_suite
 from studies.report import write_tables
 from studies.report.baseline import Results, bless, load_results
 from studies.report.compare import Comparison, compare
-from studies.report.publication import judge, publish, run_suite, stored_studies
 from studies.report.reference import record
-from studies.suite import get_study, study_names, study_sources
+from studies.suite import get_study, judge, stored_studies, study_names, study_sources
 
 EXIT_CLAIM_FAILS = 1
 EXIT_INTERRUPTED = 130

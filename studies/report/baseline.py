@@ -38,12 +38,12 @@ from typing import Any
 
 import pandas as pd
 
-from studies.engine import Verdict, evaluate_claims
+from studies.engine import Verdict
 from studies.engine.provenance import git_state
 from studies.engine.reading import StoredRun, read_run
 from studies.engine.regions import as_text
 from studies.engine.store import DB_NAME
-from studies.suite import claim_false_alarm, get_study, study_names
+from studies.suite import get_study, judge, study_names
 
 __all__ = ["COLUMNS", "MANIFEST", "Results", "bless", "load_results"]
 
@@ -174,9 +174,8 @@ def _run(stored: StoredRun, judged: Mapping[str, Sequence[Verdict]] | None = Non
             found = pd.read_csv(table, dtype=str, keep_default_na=False)
             verdicts.append(found[["study", "claim", "status"]])
         elif name in study_names():  # a run made from Python, or interrupted: judge it here
-            verdicts.append(_statuses(name, evaluate_claims(
-                get_study(name).claims, result, grid=grid,
-                familywise_error=claim_false_alarm())))
+            verdicts.append(_statuses(name, judge({name: result}, [get_study(name)],
+                                                  grid)[name]))
     return Results(path, "run", _sorted(rows), _verdict_frame(verdicts),
                    dict(identity.studies), grids, str(identity.seed),
                    dict(stored.provenance.packages or {}), stored.state.complete)

@@ -17,9 +17,9 @@ imported only when used; ``evalcert study new NAME`` writes a new one
 ``stopping_policies``
     when to stop training and certify under an annotation budget (``text_learner`` gives its
     real-learner runs);
-``stratified_vs_pooled``, ``gain_budget``
+``stratified_vs_pooled``, ``gain_budget``, ``gain_budget_exact``
     stratified, pooled and sampled estimates of utility and gain, and choosing a model under a
-    budget;
+    budget (the exact coverage of its hypergeometric and binomial intervals);
 ``binomial_coverage``, ``mean_bias``
     small examples of the engine's two paths.
 """
@@ -29,10 +29,13 @@ from studies.suite.registry import (
     SUITE_FALSE_ALARM,
     claim_false_alarm,
     get_study,
+    judge,
+    judge_claim,
+    stored_studies,
     study_names,
     study_sources,
     suite_study_names,
 )
 
-__all__ = ["ENTRY_POINT_GROUP", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study",
-           "study_names", "study_sources", "suite_study_names"]
+__all__ = ["ENTRY_POINT_GROUP", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study", "judge",
+           "judge_claim", "stored_studies", "study_names", "study_sources", "suite_study_names"]

@@ -86,7 +86,7 @@ Cost
     committed to the store on a thread of its own; as it finishes, processes beside the run
     compute its shares of the page tables and of the summary (`summary_share`, a
     `GroupSummary`), so that after the last group the claims and figures remain, computed in
-    those processes (`studies.report.publication`). Judging and reporting read the groups'
+    those processes (`studies.pipeline.publication`). Judging and reporting read the groups'
     arrays from the store a part of the grid at a time, only the rows each reader asks for,
     and build tidy rows only for the cells, methods and measures each claim, table and
     figure reads (`StudyResult.frames`, ``where``; a claim on exact values only for those

@@ -19,13 +19,18 @@ import functools
 import importlib
 import importlib.util
 import pkgutil
+from collections.abc import Mapping, Sequence
 from importlib import metadata
+from typing import Any
 
+from studies.engine.claims import Verdict, evaluate_claims
 from studies.engine.design import Study
 from studies.engine.loading import load_study
+from studies.engine.reading import StoredRun
+from studies.engine.results import StudyResult
 
-__all__ = ["ENTRY_POINT_GROUP", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study",
-           "study_names", "study_sources", "suite_study_names"]
+__all__ = ["ENTRY_POINT_GROUP", "SUITE_FALSE_ALARM", "claim_false_alarm", "get_study", "judge",
+           "judge_claim", "stored_studies", "study_names", "study_sources", "suite_study_names"]
 
 # The probability that a run of the suite's own studies (`suite_study_names`) shows a FAILS
 # verdict on Monte Carlo noise alone when every claim is true, split equally over their claims.
@@ -143,3 +148,34 @@ def claim_false_alarm() -> float:
     count = sum(not claim.identity for name in suite_study_names()
                 for claim in get_study(name).claims)
     return SUITE_FALSE_ALARM / max(count, 1)
+
+
+def judge(results: Mapping[str, Any], studies: Sequence[Study], grid: str | None
+          ) -> dict[str, tuple[Verdict, ...]]:
+    """Each study's verdicts, every claim at its share of the suite's false-alarm budget
+    (`claim_false_alarm`): the one place a run's claims are judged (the report, the baseline,
+    the command line and the side processes of a run all call it).
+
+    ``grid``: the named grid the results come from (a claim may be judged on some grids
+    only); None for a grid built in Python.
+    """
+    by_name = {study.name: study for study in studies}
+    return {name: tuple(evaluate_claims(by_name[name].claims, result, grid=grid,
+                                        familywise_error=claim_false_alarm()))
+            for name, result in results.items() if name in by_name}
+
+
+def judge_claim(study: Study, index: int, result: StudyResult, grid: str | None) -> Verdict:
+    """The verdict on ``study``'s claim ``index``, as `judge` gives it (a task of its own)."""
+    return evaluate_claims([study.claims[index]], result, grid=grid,
+                           familywise_error=claim_false_alarm())[0]
+
+
+def stored_studies(run: StoredRun) -> tuple[list[Study], list[str]]:
+    """The discovered studies a stored run holds, and the names of those it holds that are
+    not discovered (only discovered names are imported: a name stored in a run is data, and
+    importing a ``module:ATTRIBUTE`` name would run code nobody named)."""
+    known = set(study_names())
+    names = list(run.results)
+    return ([get_study(name) for name in names if name in known],
+            [name for name in names if name not in known])

@@ -687,7 +687,7 @@ def test_out_that_cannot_hold_a_run_is_one_line_exit_2(tmp_path, capsys):
 
 
 def test_ctrl_c_before_the_store_exists_exits_130(tmp_path, capsys, monkeypatch):
-    from studies.report import publication
+    from studies.pipeline import publication
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

@@ -238,7 +238,7 @@ def test_a_stored_grid_is_sent_as_references_and_shared_axes(stored):
 def test_claims_judged_in_worker_processes_are_those_judged_here(tmp_path, monkeypatch):
     """A stored grid of packed groups is judged in worker processes, one claim per task:
     the verdicts, in claim order, are those judged in this process."""
-    from studies.report import publication
+    from studies.pipeline import publication
 
     study = dataclasses.replace(get_study("binomial_coverage"), pack_groups=True)
     run([study], rng=3, workers=1, out=tmp_path / "run")
@@ -304,7 +304,7 @@ def test_a_run_streaming_its_groups_writes_the_page_its_store_gives(tmp_path, mo
     """While a packed study runs, its groups' shares of the page tables and of the summary
     (a `GroupSummary`) are computed beside it; the page and the summary are those the
     stored run gives when judged afresh."""
-    from studies.report import publication
+    from studies.pipeline import publication
     from studies.report.pages import untimed
 
     study = get_study("coverage_proportion")

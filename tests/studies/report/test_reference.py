@@ -57,7 +57,7 @@ def test_claims_restated_after_the_run_are_judged_on_its_stored_values(two_runs,
     study = get_study("binomial_coverage")
     stricter = dataclasses.replace(study.claims[1], margin=-0.5)  # Wald 50 points short
     restated = dataclasses.replace(study, claims=(study.claims[0], stricter))
-    monkeypatch.setattr("studies.report.publication.get_study", lambda name: restated)
+    monkeypatch.setattr("studies.cli.study.stored_studies", lambda run: ([restated], []))
     out = tmp_path / "reference"
     assert main(["study", "reference", str(two_runs / "one"), "--out", str(out)]) == 0
     table = pd.read_csv(out / "binomial_coverage.claims.csv", keep_default_na=False)

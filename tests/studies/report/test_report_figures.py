@@ -355,7 +355,7 @@ def test_the_table1_figure_draws_a_lone_sample_size_as_a_category_coloured_by_th
 def test_a_run_whose_method_left_a_figure_nothing_to_draw_still_writes_its_verdicts(tmp_path):
     # the median fails in every cell: its figure cannot be drawn; the page says so in the
     # figure's place, and the run's verdicts, tables and page are written all the same
-    from studies.report import run_suite
+    from studies.pipeline import run_suite
 
     study = get_study("mean_bias")
 

@@ -328,7 +328,7 @@ def test_a_study_without_claims_gets_its_page(tmp_path):
 def test_a_study_whose_summary_and_findings_raise_still_gets_its_verdicts_and_page(tmp_path):
     # a study's own reporting code failing is said where its output would be; the claims,
     # the other tables and the page are written all the same
-    from studies.report import run_suite
+    from studies.pipeline import run_suite
 
     def broken(*args):
         raise ZeroDivisionError("nothing to divide")
@@ -345,7 +345,7 @@ def test_a_study_whose_summary_and_findings_raise_still_gets_its_verdicts_and_pa
 
 
 def test_the_index_shows_what_pins_each_method_with_its_verdicts(tmp_path):
-    from studies.report import run_suite
+    from studies.pipeline import run_suite
 
     study = get_study("binomial_coverage")
     published = run_suite([study], grid="quick", out=tmp_path / "run", rng=7, workers=1)

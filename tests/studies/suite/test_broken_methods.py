@@ -25,7 +25,7 @@ from test_study_gain_budget_claims import BROKEN_LEVEL as GAIN_BUDGET_LEVEL
 from studies.cli.main import main
 from studies.engine.design import Method, Study
 from studies.engine.performance import Estimates
-from studies.report import publication
+from studies.pipeline import publication
 from studies.suite import get_study
 from studies.suite import stratified_vs_pooled as svp
 

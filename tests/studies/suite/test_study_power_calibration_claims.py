@@ -47,9 +47,9 @@ def test_a_planner_broken_on_purpose_fails_the_quick_run(name, planner, breaking
                                                          monkeypatch, capsys):
     module = importlib.import_module(f"studies.suite.{name}")
     # the verdicts and the exit status come before the tables and the report: skip drawing them
-    monkeypatch.setattr("studies.report.publication.write_tables",
+    monkeypatch.setattr("studies.pipeline.publication.write_tables",
                         lambda found, *args, **kwargs: {name: [] for name in found})
-    monkeypatch.setattr("studies.report.publication.write_report", lambda *args, **kwargs: "")
+    monkeypatch.setattr("studies.pipeline.publication.write_report", lambda *args, **kwargs: "")
     monkeypatch.setattr(module, planner, breaking(getattr(module, planner)))
     if hasattr(module, "_PLANNED"):  # plans kept from an unbroken run of the same cells
         monkeypatch.setattr(module, "_PLANNED", {})

@@ -67,7 +67,6 @@ from studies.engine import (
     Study,
     StudyResult,
     Verdict,
-    evaluate_claims,
     run,
 )
 from studies.engine.execution import process_pool
@@ -91,9 +90,16 @@ from studies.report.pages import (
 )
 from studies.report.tables import summaries as study_summaries
 from studies.report.tables import write_tables
-from studies.suite import claim_false_alarm, get_study, study_names
+from studies.suite import (
+    claim_false_alarm,
+    get_study,
+    judge,
+    judge_claim,
+    stored_studies,
+    study_names,
+)
 
-__all__ = ["Publication", "judge", "publish", "run_suite", "stored_studies"]
+__all__ = ["Publication", "publish", "run_suite"]
 
 
 @dataclass(frozen=True)
@@ -140,37 +146,6 @@ class Publication:
         regression or the run is incomplete (its verdicts cover part of the grid), else 0."""
         regressed = self.comparison is not None and self.comparison.status() != 0
         return 1 if self.failing() or regressed or not self.run.state.complete else 0
-
-
-def judge(results: Mapping[str, Any], studies: Sequence[Study], grid: str | None
-          ) -> dict[str, tuple[Verdict, ...]]:
-    """Each study's verdicts, every claim at its share of the suite's false-alarm budget.
-
-    ``grid``: the named grid the results come from (a claim may be judged on some grids
-    only); None for a grid built in Python.
-    """
-    by_name = {study.name: study for study in studies}
-    return {name: tuple(evaluate_claims(by_name[name].claims, result, grid=grid,
-                                        familywise_error=claim_false_alarm()))
-            for name, result in results.items() if name in by_name}
-
-
-def _verdict(study: Study, index: int, result: StudyResult, grid: str | None) -> Verdict:
-    """The verdict on ``study``'s claim ``index`` (as `judge` gives it)."""
-    return evaluate_claims([study.claims[index]], result, grid=grid,
-                           familywise_error=claim_false_alarm())[0]
-
-
-def stored_studies(run: StoredRun) -> tuple[list[Study], list[str]]:
-    """The discovered studies a stored run holds, and the names of those it holds that are
-    not discovered (only discovered names are imported: a name stored in a run is data, and
-    importing a ``module:ATTRIBUTE`` name would run code nobody named)."""
-    known = set(study_names())
-    names = list(run.results)
-    return ([get_study(name) for name in names if name in known],
-            [name for name in names if name not in known])
-
-
 
 
 def _baseline(baseline: str | os.PathLike[str] | Results | None) -> Results | None:
@@ -274,7 +249,7 @@ class _SideWork:
             self._folded[study.name] = (study, result)
         else:
             self._tables[study.name] = pool.submit(page_tables, study, result)
-        self._verdicts[study.name] = [pool.submit(_verdict, study, index, result, grid)
+        self._verdicts[study.name] = [pool.submit(judge_claim, study, index, result, grid)
                                       for index in range(len(study.claims))]
 
     def draw(self, study: Study, result: StudyResult, run_dir: Path,
