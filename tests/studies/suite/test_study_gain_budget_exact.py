@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -48,13 +49,20 @@ def quick():
 
 
 def test_the_study_is_registered_with_gain_budgets_model_cells():
+    # the full grid is gain_budget's model cells; the quick one keeps its budgets and models
+    # at smaller samples (n = 1000 would cost the quick suite 15 s)
     assert get_study(NAME) is STUDY
-    for name, grid in STUDY.grids.items():
-        cells = {(c["n"], c["k"], c["model"], c["estimand"], c["confidence_level"])
-                 for c in grid.cells()}
-        model_cells = {(c["n"], c["k"], c["model"], c["estimand"], c["confidence_level"])
-                       for c in gb.STUDY.grids[name].cells() if c["model"] != gb.SELECTED}
-        assert cells == model_cells
+
+    def model_cells(grid: Any) -> set[tuple[Any, ...]]:
+        return {(c["n"], c["k"], c["model"], c["estimand"], c["confidence_level"])
+                for c in grid.cells() if c["model"] != gb.SELECTED}
+
+    assert model_cells(STUDY.grids["full"]) == model_cells(gb.STUDY.grids["full"])
+    quick = STUDY.grids["quick"].parameters
+    assert {k: quick[k] for k in ("k", "model", "estimand")} == {
+        k: list(gb.STUDY.grids["quick"].parameters[k]) if k != "model" else list(gb.MODELS)
+        for k in ("k", "model", "estimand")}
+    assert set(quick["n"]) <= set(gb.STUDY.grids["full"].parameters["n"])
 
 
 def test_the_enumeration_holds_every_pair_above_the_negligible_probability():
