@@ -1,6 +1,7 @@
 """The study engine: declare a study, plan and run it, store and measure its results.
 
-A study declares its ADEMP as a `Study` (`studies.engine.design`); `run` plans the cells of
+A study declares its ADEMP as a `Study` (`studies.engine.design`); `run` (or `stream`, which
+yields its progress, each finished study and the results as events) plans the cells of
 its grid (`planning`), runs them as tasks (`tasks`) in process, in local processes or on a
 Dask cluster (`execution`), stores each as it finishes in a SQLite run store (`store`), with
 per-cell random streams (`seeding`) and the run's provenance (`provenance`); performance
@@ -59,7 +60,7 @@ from studies.engine.reading import (
     run_state,
 )
 from studies.engine.results import CellResult, PackedGroup, RunResults, StudyResult
-from studies.engine.runner import run
+from studies.engine.runner import Progress, RunDone, StudyDone, run, stream
 
 __all__ = [
     "FAILS",
@@ -81,7 +82,9 @@ __all__ = [
     "PackedGroup",
     "Params",
     "Performance",
+    "Progress",
     "Recommendation",
+    "RunDone",
     "RunHead",
     "RunIdentity",
     "RunProvenance",
@@ -90,6 +93,7 @@ __all__ = [
     "Sample",
     "StoredRun",
     "Study",
+    "StudyDone",
     "StudyResult",
     "Verdict",
     "assert_coverage",
@@ -104,4 +108,5 @@ __all__ = [
     "results_from_store",
     "run",
     "run_state",
+    "stream",
 ]

@@ -8,8 +8,10 @@ transaction as it arrives (`studies.engine.store`), on a thread of its own (`_Wr
 run records its identity (studies and versions, grid, user methods, path), its root seed and
 its provenance (`studies.engine.provenance`). Every study's tasks go through one pool, so one
 study's tail runs beside the next study's cells, the tasks of the costliest grids first
-(`Grid.task_seconds`); ``on_study`` hands each study's results over as soon as its last cell
-is stored, so its tables can be written while the other studies run.
+(`Grid.task_seconds`). `stream` is the run as the events a caller iterates over (`Progress`
+after each task, `StudyDone` as soon as a study's last cell is stored, so that its tables can
+be written while the other studies run, and `RunDone`); `run` hands the same events to
+callbacks.
 
 References
 ----------
@@ -18,12 +20,14 @@ Morris, White & Crowther (2019), *Statistics in Medicine* 38, 2074-2102.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +44,7 @@ from studies.engine.rounds import Look
 from studies.engine.store import RunStore, open_store, settle_store
 from studies.engine.tasks import CellTask, Finished, Task, resolve_methods
 
-__all__ = ["run"]
+__all__ = ["Event", "Progress", "RunDone", "StudyDone", "run", "stream"]
 
 
 class _Writer:
@@ -101,6 +105,60 @@ _QUEUED = 2  # finished tasks waiting to be stored: a packed group holds a megab
 
 def _grid_of(study: Study, grid: str | Grid) -> Grid:
     return grid if isinstance(grid, Grid) else study.grid(grid)
+
+
+@dataclass(frozen=True)
+class Progress:
+    """An event of `stream`: a round's tasks about to run, or one of them finished.
+
+    Attributes
+    ----------
+    round : int
+        1 for the grids as declared, then each later round (`studies.engine.rounds`), whose
+        raised cells count as a run of their own.
+    studies : Mapping[str, tuple[int, int]]
+        Each study's finished cells and cells in this round: every study of the round when
+        it starts (``results`` empty), the finished task's study after a task.
+    done, total : int
+        The round's cells finished (on a resume, counting those from before) and all of them.
+    results : tuple
+        The finished task's cells and packed groups, their arrays in memory (empty when the
+        round starts).
+    """
+
+    round: int
+    studies: Mapping[str, tuple[int, int]]
+    done: int
+    total: int
+    results: tuple[Finished, ...] = ()
+
+    def tell(self, on_cell: Callable[[int, int], None] | None,
+             on_task: Callable[[str, int, int], None] | None) -> None:
+        """Hand the event to `run`'s progress callbacks: ``on_task(study, done, cells)`` for
+        each study it names, then ``on_cell(done, total)``."""
+        if on_task is not None:
+            for name, (done, cells) in self.studies.items():
+                on_task(name, done, cells)
+        if on_cell is not None:
+            on_cell(self.done, self.total)
+
+
+@dataclass(frozen=True)
+class StudyDone:
+    """An event of `stream`: a study's last cell is stored (its looks taken, in a grid of
+    rounds), while other studies' cells may still run. ``results`` holds that study alone."""
+
+    results: RunResults
+
+
+@dataclass(frozen=True)
+class RunDone:
+    """The last event of `stream`: every study's results (``results``), the store closed."""
+
+    results: RunResults
+
+
+Event = Progress | StudyDone | RunDone
 
 
 def run(
@@ -190,43 +248,106 @@ def run(
     ----------
     Morris, White & Crowther (2019), Statistics in Medicine 38:2074-2102.
     """
+    events = stream(studies, grid=grid, rng=rng, workers=workers, scheduler=scheduler, out=out,
+                    resume=resume, methods=methods, path=path, command=command,
+                    familywise_error=familywise_error, budget=budget,
+                    each_study=on_study is not None)
+    with contextlib.closing(events):  # a callback's exception ends the run here, not later
+        for event in events:
+            if isinstance(event, Progress):
+                if on_results is not None and event.results and event.round == 1:
+                    on_results(event.results)
+                event.tell(on_cell, on_task)
+            elif isinstance(event, StudyDone):
+                assert on_study is not None
+                on_study(event.results)
+            else:
+                return event.results
+    raise AssertionError("a run's events end with RunDone")  # pragma: no cover
+
+
+def stream(
+    studies: Sequence[Study | str],
+    *,
+    grid: str | Grid = "quick",
+    rng: Any = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    methods: Sequence[str] = (),
+    path: str = "auto",
+    command: Sequence[str] | None = None,
+    familywise_error: float = DEFAULT_FAMILYWISE_ERROR,
+    budget: float | None = None,
+    each_study: bool = True,
+) -> Iterator[Event]:
+    """`run` as the events it goes through: what a caller iterates over instead of being
+    called back.
+
+    The arguments are `run`'s (checked here, before anything runs); ``each_study``: yield a
+    `StudyDone` for each study as soon as it is finished (its results read back from the
+    store), else only the final `RunDone`. The run goes on as the events are taken: it yields
+    a `Progress` as each round starts and after each finished task, a `StudyDone` per study
+    and, last, `RunDone`. Closing the iterator early (``close()``, or leaving a ``with
+    contextlib.closing(...)`` block on an exception) stops the run as an interrupted one:
+    what finished is stored and ``--resume`` continues it.
+
+    Examples
+    --------
+    >>> from studies.engine.runner import stream
+    >>> events = list(stream(["studies.suite.binomial_coverage:STUDY"], rng=1, workers=1))
+    >>> [type(e).__name__ for e in events]
+    ['Progress', 'Progress', 'Progress', 'Progress', 'StudyDone', 'RunDone']
+    >>> events[0].studies, list(events[-1].results)
+    ({'binomial_coverage': (0, 12)}, ['binomial_coverage'])
+    """
     if path not in PATHS:
         raise ValueError(f"`path` must be one of {PATHS}; got {path!r}.")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int | float)
                                or not budget > 0):
         raise ValueError(f"`budget` must be a positive number of seconds or None; got "
                          f"{budget!r}.")
-    deadline = None if budget is None else time.monotonic() + budget
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
     loaded = [s if isinstance(s, Study) else load_study(s) for s in studies]
     resolved = list({s.name: s for s in loaded}.values())  # a study named twice runs once
     grids = {s.name: _grid_of(s, grid) for s in resolved}
+    # a bad user method or grid fails here, before a run store exists to block the retry
+    for s in resolved:
+        resolve_methods(s.for_grid(grids[s.name]), tuple(methods))
+    return _events(resolved, grids, grid, rng, workers, scheduler, out, resume,
+                   tuple(methods), path, command, familywise_error, budget, each_study)
+
+
+def _events(resolved: list[Study], grids: dict[str, Grid], grid: str | Grid, rng: Any,
+            workers: int | None, scheduler: str | None, out: str | os.PathLike[str] | None,
+            resume: bool, methods: tuple[str, ...], path: str,
+            command: Sequence[str] | None, familywise_error: float, budget: float | None,
+            each_study: bool) -> Iterator[Event]:
+    """`stream`'s run, its arguments checked."""
+    deadline = None if budget is None else time.monotonic() + budget
     identity = {
         "studies": {s.name: s.version for s in resolved},
         "grid": grid if isinstance(grid, str) else grid.to_dict(),
         "methods": list(methods),
         "path": path,
     }
-    # a bad user method or grid fails here, before a run store exists to block the retry
-    for s in resolved:
-        resolve_methods(s.for_grid(grids[s.name]), tuple(methods))
     # connect first: an unreachable scheduler must not leave a half-made run directory
     client = connect_dask(scheduler) if scheduler is not None else None
     store: RunStore | None = None
     collected: list[Finished] = []
-    # what `on_study` was given, returned as it is: a full grid is not read back twice
+    # each study's results as a `StudyDone` gave them, returned as they are: a full grid is
+    # not read back twice
     read_back: dict[str, StudyResult] = {}
-
     writer: _Writer | None = None
 
-    def announce(name: str) -> None:
-        assert on_study is not None
+    def finished_study(name: str) -> StudyDone:
         if writer is not None:
             writer.flush()
         found = _study_results(name, store, collected, grids[name])
         read_back[name] = found[name]
-        on_study(found)
+        return StudyDone(found)
 
     status = "interrupted"
     try:  # whatever fails from here on, the client is closed and the store (and lock) too
@@ -239,7 +360,7 @@ def run(
         done_keys = store.finished_keys() if store is not None else set()
         tasks = [t for s in resolved
                  for t in plan(s.for_grid(grids[s.name]), grids[s.name], root, path,
-                               tuple(methods), done_keys)]
+                               methods, done_keys)]
         # longest first (`Grid.task_seconds`); stable, so hint-less tasks keep study order
         tasks.sort(key=lambda t: -(grids[t.study.name].task_seconds or 0.0))
         total = sum(grids[s.name].n_cells for s in resolved)
@@ -248,42 +369,35 @@ def run(
         cells = {s.name: grids[s.name].n_cells for s in resolved}
         study_done = {name: n - sum(task_cells(t) for t in tasks if t.study.name == name)
                       for name, n in cells.items()}
-        if on_task is not None:
-            for name, n in cells.items():
-                on_task(name, study_done[name], n)
-        if on_cell is not None:
-            on_cell(done, total)
+        yield Progress(1, {name: (study_done[name], n) for name, n in cells.items()}, done,
+                       total)
         writer = _Writer(store) if store is not None else None
         for results in execute(tasks, workers or os.cpu_count() or 1, client):
             if writer is not None:
                 writer.put(results)
             else:  # with a store, results are read back from it (Monte Carlo blobs stay on disk)
                 collected.extend(results)
-            if on_results is not None:
-                on_results(results)
             name = results[0].study  # a task computes cells of one study
             finished = sum(r.size if isinstance(r, PackedGroup) else 1 for r in results)
             done += finished
             study_done[name] += finished
-            if on_task is not None:
-                on_task(name, study_done[name], cells[name])
-            if on_cell is not None:
-                on_cell(done, total)
+            yield Progress(1, {name: (study_done[name], cells[name])}, done, total, results)
             pending[name] -= 1
-            if on_study is not None and not pending[name] and grids[name].rounds == 1:
-                announce(name)
+            if each_study and not pending[name] and grids[name].rounds == 1:
+                yield finished_study(name)
         stepping = [s for s in resolved if grids[s.name].rounds > 1]
         if stepping:
             if writer is not None:
                 writer.flush()
-            _later_rounds(stepping, grids, grid if isinstance(grid, str) else None, root,
-                          tuple(methods), store, collected, writer,
-                          lambda tasks: execute(tasks, workers or os.cpu_count() or 1, client),
-                          familywise_error, deadline, _RoundProgress(on_cell, on_task))
-        if on_study is not None:
+            yield from _later_rounds(
+                stepping, grids, grid if isinstance(grid, str) else None, root, methods, store,
+                collected, writer,
+                lambda tasks: execute(tasks, workers or os.cpu_count() or 1, client),
+                familywise_error, deadline)
+        if each_study:
             for name in [s.name for s in resolved
                          if s.name not in pending or grids[s.name].rounds > 1]:
-                announce(name)
+                yield finished_study(name)
         if writer is not None:
             writer.flush()
         status = "complete"
@@ -303,24 +417,28 @@ def run(
                 # has it open: then whoever runs this last settles it)
                 release_held_connections()
                 settle_store(store.directory)
-    if len(read_back) == len(resolved):  # each study already read back for `on_study`
-        return RunResults(((s.name, read_back[s.name]) for s in resolved), directory=out)
-    return group_results(collected, resolved,
-                         {name: list(g.parameters) for name, g in grids.items()}, directory=out,
-                         looks={name: g.rounds for name, g in grids.items()})
+    if len(read_back) == len(resolved):  # each study already read back for its StudyDone
+        yield RunDone(RunResults(((s.name, read_back[s.name]) for s in resolved),
+                                 directory=out))
+        return
+    yield RunDone(group_results(collected, resolved,
+                                {name: list(g.parameters) for name, g in grids.items()},
+                                directory=out,
+                                looks={name: g.rounds for name, g in grids.items()}))
 
 
 def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_name: str | None,
                   root: int, methods: tuple[str, ...], store: RunStore | None,
                   collected: list[Finished], writer: _Writer | None,
                   run_tasks: Callable[[list[Task]], Any], familywise_error: float,
-                  deadline: float | None, progress: _RoundProgress) -> None:
+                  deadline: float | None) -> Iterator[Progress]:
     """The rounds after the first (`studies.engine.rounds`), for the studies in ``stepping``.
 
     Each round looks at every study's claims (the look stored before the cells it raises
-    run), then runs the raised cells together. A look already stored (a resumed run) is taken
-    as it is, and a raised cell already at its level is not run again, so a run resumed
-    mid-round finishes as it would have. No new look is taken once ``deadline`` has passed.
+    run), then runs the raised cells together, as a run of their own (`Progress` of round 2
+    on: each raised cell counts once). A look already stored (a resumed run) is taken as it
+    is, and a raised cell already at its level is not run again, so a run resumed mid-round
+    finishes as it would have. No new look is taken once ``deadline`` has passed.
     """
     looks: dict[str, list[Look]] = {}
     for row in store.rounds() if store is not None else ():
@@ -349,7 +467,10 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
                                   taken[round_ - 1], root, methods, finished)
         if not tasks:
             return
-        progress.start(tasks)
+        per_study = Counter(t.study.name for t in tasks)
+        here: Counter[str] = Counter()
+        yield Progress(round_ + 1, {name: (0, n) for name, n in per_study.items()}, 0,
+                       len(tasks))
         for results in run_tasks(tasks):
             if writer is not None:
                 writer.put(results)
@@ -357,39 +478,12 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
                 replaced = {(r.study, r.key) for r in results}
                 collected[:] = [r for r in collected if (r.study, r.key) not in replaced]
                 collected.extend(results)
-            progress.finished(results[0].study)
+            name = results[0].study
+            here[name] += 1
+            yield Progress(round_ + 1, {name: (here[name], per_study[name])},
+                           sum(here.values()), len(tasks), results)
         if writer is not None:
             writer.flush()
-
-
-class _RoundProgress:
-    """A later round's cells told to ``run``'s ``on_task`` and ``on_cell``, as a run of their
-    own: each raised cell counts once."""
-
-    def __init__(self, on_cell: Callable[[int, int], None] | None,
-                 on_task: Callable[[str, int, int], None] | None) -> None:
-        self.on_cell, self.on_task = on_cell, on_task
-        self.done = self.total = 0
-        self.cells: Counter[str] = Counter()
-        self.finished_here: Counter[str] = Counter()
-
-    def start(self, tasks: Sequence[Task]) -> None:
-        self.done, self.total = 0, len(tasks)
-        self.cells = Counter(t.study.name for t in tasks)
-        self.finished_here = Counter()
-        if self.on_task is not None:
-            for name, cells in self.cells.items():
-                self.on_task(name, 0, cells)
-        if self.on_cell is not None:
-            self.on_cell(0, self.total)
-
-    def finished(self, study: str) -> None:
-        self.done += 1
-        self.finished_here[study] += 1
-        if self.on_task is not None:
-            self.on_task(study, self.finished_here[study], self.cells[study])
-        if self.on_cell is not None:
-            self.on_cell(self.done, self.total)
 
 
 def _raise_tasks(study: Study, grid: Grid, planned: Look, root: int, methods: tuple[str, ...],

@@ -48,6 +48,7 @@ True
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import os
 import pickle
 import threading
@@ -67,7 +68,6 @@ from studies.engine import (
     Study,
     StudyResult,
     Verdict,
-    run,
 )
 from studies.engine.execution import process_pool
 from studies.engine.reading import (
@@ -76,6 +76,7 @@ from studies.engine.reading import (
     read_run,
     release_held_connections,
 )
+from studies.engine.runner import Progress, StudyDone, stream
 from studies.engine.store import settle_store
 from studies.report.baseline import Results, load_results
 from studies.report.compare import Comparison, compare
@@ -478,21 +479,26 @@ def run_suite(studies: Sequence[Study | str] | str = "all", *, grid: str | Grid 
     # own workers are idle once its last study is finished); on a cluster, in this process
     side = _SideWork(0 if scheduler is not None else os.cpu_count() or 1)
 
-    def finished(found: RunResults) -> None:
-        judged, written = _judged(found, chosen, grid_name, target, side)
-        verdicts.update(judged)
-        summaries.update(written)
-
     if command is None:
         command = _command(names, grid, rng, target, workers, scheduler, methods, baseline,
                            resume, budget)
     try:
         side.warm(any(s.pack_groups for s in chosen))
-        results = run(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
-                      out=target, resume=resume, methods=methods, on_cell=on_cell,
-                      on_task=on_task, on_study=finished,
-                      on_results=lambda found: side.stream(found, by_name), command=command,
-                      familywise_error=claim_false_alarm(), budget=budget)
+        events = stream(chosen, grid=grid, rng=rng, workers=workers, scheduler=scheduler,
+                        out=target, resume=resume, methods=methods, command=command,
+                        familywise_error=claim_false_alarm(), budget=budget)
+        with contextlib.closing(events):  # an error here ends the run as interrupted, now
+            for event in events:
+                if isinstance(event, Progress):
+                    if event.round == 1 and event.results:  # packed groups' shares, as they come
+                        side.stream(event.results, by_name)
+                    event.tell(on_cell, on_task)
+                elif isinstance(event, StudyDone):  # judged and written while others run
+                    judged, written = _judged(event.results, chosen, grid_name, target, side)
+                    verdicts.update(judged)
+                    summaries.update(written)
+                else:
+                    results = event.results
         return _finish(read_run(target, results=results), chosen, verdicts, summaries, base,
                        None, (), side)
     finally:

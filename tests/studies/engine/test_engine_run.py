@@ -692,7 +692,7 @@ def test_ctrl_c_before_the_store_exists_exits_130(tmp_path, capsys, monkeypatch)
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(publication, "run", interrupted)
+    monkeypatch.setattr(publication, "stream", interrupted)
     assert main(["study", "run", "mean_bias", "--out", str(tmp_path / "run")]) == 130
     assert "interrupted before any cell was stored" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
