@@ -41,7 +41,10 @@ level:
   the factor its verdict gives (at least one level). Raising a mean's cells together keeps the
   mean's looks on the schedule: an allocation that weighed cells by their MCSE (Neyman)
   would give each run its own configuration of replicates, and the union bound over ``L``
-  looks would no longer hold.
+  looks would no longer hold;
+* for the same reason, a cell raised by any claim raises with it the other cells of every
+  mean over cells it is in, decided or not (a decided claim is judged again at each look), to
+  the same level.
 
 A cell raised by one claim is raised for all: every claim is judged again on the cells as
 they are after the last round (more replicates only add power; a new FAILS is one of the
@@ -156,17 +159,19 @@ def look(study: Study, grid: Grid, grid_name: str | None, result: StudyResult, r
     frame = _monte_carlo_rows(result)
     statuses = {c.name: (v.status, v.replicates) for c, v in
                 zip(study.claims, verdicts, strict=True)}
-    raised = next_levels(study.claims, verdicts, frame, grid.schedule) \
-        if round_ < grid.rounds else {}
+    raised = next_levels(study.claims, verdicts, frame, grid.schedule,
+                         parameters=result.parameters) if round_ < grid.rounds else {}
     return Look(study.name, round_, statuses, raised), verdicts
 
 
 def next_levels(claims: Sequence[Claim], verdicts: Sequence[Verdict], frame: pd.DataFrame,
-                schedule: Sequence[int]) -> dict[str, int]:
-    """The cells the open claims need raised, each to the highest level one of them needs.
+                schedule: Sequence[int], *, parameters: Sequence[str] = ()) -> dict[str, int]:
+    """The cells the open claims need raised, each to the highest level one of them needs,
+    and with each the other cells of every mean it is in (`_aligned`).
 
     ``frame``: the Monte Carlo rows of the study's tidy frame with each cell's ``key``;
-    ``schedule``: the grid's levels. A cell already at the top level is not raised.
+    ``schedule``: the grid's levels; ``parameters``: the grid's (a mean's cells share the
+    values of those it is not over). A cell already at the top level is not raised.
     """
     wanted: dict[str, int] = {}
     if frame.empty:
@@ -186,7 +191,43 @@ def next_levels(claims: Sequence[Claim], verdicts: Sequence[Verdict], frame: pd.
                          len(schedule))
             if level > level_of(schedule, int(held)):
                 wanted[key] = max(wanted.get(key, 0), level)
-    return dict(sorted(wanted.items()))
+    return _aligned(claims, frame, wanted, schedule, parameters)
+
+
+def _aligned(claims: Sequence[Claim], frame: pd.DataFrame, wanted: Mapping[str, int],
+             schedule: Sequence[int], parameters: Sequence[str]) -> dict[str, int]:
+    """``wanted`` with every mean's cells brought to one level: a cell raised (by any claim)
+    raises the other cells of each mean over cells it is in, decided or not, to its level.
+
+    Every claim is judged again at each look, so a mean whose cells stood at a mix of levels
+    would be judged at a configuration of replicates outside the schedule's ``L``, which the
+    union bound does not count; with its cells at one level it is judged at one of them.
+    """
+    held = frame.groupby("key", sort=False)["n_replicates"].max()
+    level = {key: max(wanted.get(key, 0), level_of(schedule, int(n)))
+             for key, n in held.items()}
+    means: list[list[str]] = []
+    for claim in claims:
+        if not claim.mean_over:
+            continue
+        rows = _claim_rows(claim, frame)
+        if rows.empty:
+            continue
+        by = [p for p in parameters if p not in claim.mean_over and p in rows.columns]
+        # values as text: a parameter may hold a list
+        labels = rows[by].astype(str).agg("|".join, axis=1) if by else pd.Series(
+            "", index=rows.index)
+        means += [list(dict.fromkeys(part)) for _, part in rows["key"].groupby(labels)]
+    moved = True
+    while moved:  # means may share cells: until no mean has its cells at two levels
+        moved = False
+        for keys in means:
+            top = max(level[key] for key in keys)
+            for key in keys:
+                if level[key] < top:
+                    level[key], moved = top, True
+    return {key: found for key, found in sorted(level.items())
+            if found > level_of(schedule, int(held[key]))}
 
 
 def _factors(claim: Claim, verdict: Verdict, rows: pd.DataFrame) -> np.ndarray:

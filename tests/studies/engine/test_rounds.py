@@ -28,6 +28,12 @@ OPEN = Claim("median-biased-for-skewed-data", "The median is biased low for skew
              ("median",), "bias", "at_most", target=0.0, margin=-0.1, resolution=0.05,
              where="distribution != 'normal'")
 SPLIT = dataclasses.replace(MEAN, claims=(DECIDED, OPEN))
+# a mean over n decided at once, beside a claim of one cell that needs more replicates
+ON_AVERAGE = Claim("mean-unbiased-on-average", "Averaged over n, the mean's bias is within 1 "
+                   "of 0.", ("mean",), "bias", "within", target=0.0, mean_over=("n",),
+                   resolution=1.0)
+ONE_CELL = dataclasses.replace(OPEN, name="median-biased-for-skewed-data-at-5",
+                               where="distribution != 'normal' and n == 5")
 
 
 def _replicates(result):
@@ -91,6 +97,16 @@ def test_only_the_cells_of_an_open_claim_are_raised_and_a_decided_claim_spends_n
     assert set(looks[0][3]) <= {c.key for c in result["mean_bias"].cells
                                 if c.params["distribution"] == "lognormal"}
     assert looks[-1][3] == {}
+
+
+def test_a_cell_raised_by_one_claim_raises_the_other_cells_of_a_mean_it_is_in():
+    # a mean judged with its cells at a mix of levels would be a look the union bound over the
+    # schedule's levels does not count
+    study = dataclasses.replace(MEAN, claims=(ON_AVERAGE, ONE_CELL))
+    held = _replicates(run([study], grid=STEPPED, rng=3, workers=1)["mean_bias"])
+    assert held[("lognormal", 5)] > 300
+    assert held[("lognormal", 20)] == held[("lognormal", 5)]  # the other cell of its mean
+    assert held[("normal", 5)] == held[("normal", 20)] == 300  # the other mean: not touched
 
 
 def test_the_looks_split_each_claims_false_alarm_rate_over_the_levels():
