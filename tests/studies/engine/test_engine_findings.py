@@ -11,6 +11,7 @@ import math
 
 import pytest
 
+from studies.engine.claims import POWER_Z
 from studies.engine.findings import REPRODUCED_WITHIN, versus_paper
 
 PAPER = 0.5
@@ -52,7 +53,8 @@ def test_an_imprecise_run_within_the_allowance_is_too_imprecise_to_tell(sign):
     assert text.endswith(f"0.5 MCSE {side} it, too imprecise to tell (an MCSE of at most "
                          "1.1 points would)")
     # the precision needed is the resolution over the allowance plus the 95% power quantile
-    needed = 0.05 / (REPRODUCED_WITHIN + 1.6448536269514722)
+    assert POWER_Z == pytest.approx(1.6448536269514722, abs=1e-15)
+    needed = 0.05 / (REPRODUCED_WITHIN + POWER_Z)
     assert versus_paper(PAPER, needed, PAPER, percent=True).endswith(", reproduced")
     assert "too imprecise" in versus_paper(PAPER, needed * (1 + 1e-9), PAPER, percent=True)
     # imprecise and far away is still "not reproduced", on either side
