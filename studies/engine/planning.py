@@ -21,7 +21,6 @@ from studies.engine.tasks import (
     PackedTask,
     PlannedCell,
     Task,
-    resolve_methods,
 )
 
 __all__ = ["PATHS", "plan", "plan_packed", "task_cells"]
@@ -46,17 +45,16 @@ def plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ...
     """Tasks for the cells of ``grid`` not in ``done`` (``(study, cell key)`` pairs).
 
     ``path`` is one of `PATHS`: ``"auto"`` takes the exact path where the study can enumerate
-    its outcomes. Raises ValueError on an exact path the study cannot take, a user method
-    that cannot be imported, or a grid the study's groups cannot use.
+    its outcomes. Raises ValueError on an exact path the study cannot take. The grid
+    (`Study.check_grid`) and the user ``methods`` are checked once, by `stream`, before a run
+    store exists.
     """
     chosen = path
     if path == "auto":
         chosen = "exact" if study.enumerate_outcomes is not None else "monte-carlo"
     elif path == "exact" and study.enumerate_outcomes is None:
         raise ValueError(f"`path` 'exact' needs an enumerable study; {study.name!r} is not.")
-    resolve_methods(study, methods)  # fail early, in the caller, on a bad import path
     if chosen == "exact" and study.pack_groups:
-        study.check_grid(grid)
         return plan_packed(study, grid, methods, done)
     planned = (PlannedCell(i, seeding.cell_key(study.name, params), params)
                for i, params in enumerate(grid.cells()))
@@ -64,7 +62,6 @@ def plan(study: Study, grid: Grid, root: int, path: str, methods: tuple[str, ...
     if chosen == "monte-carlo":
         return [CellTask(study, cell.params, cell.position, grid.n_replicates, root, chosen,
                          methods) for cell in pending]
-    study.check_grid(grid)
     return [GroupTask(study, cells, methods) for cells in _groups(study, pending)]
 
 

@@ -313,8 +313,11 @@ def stream(
     loaded = [s if isinstance(s, Study) else load_study(s) for s in studies]
     resolved = list({s.name: s for s in loaded}.values())  # a study named twice runs once
     grids = {s.name: _grid_of(s, grid) for s in resolved}
-    # a bad user method or grid fails here, before a run store exists to block the retry
+    # a bad user method or grid fails here, before a run store exists to block the retry; a
+    # study's own grids were checked when it was built
     for s in resolved:
+        if isinstance(grid, Grid):
+            s.check_grid(grid)
         resolve_methods(s.for_grid(grids[s.name]), tuple(methods))
     return _events(resolved, grids, grid, rng, workers, scheduler, out, resume,
                    tuple(methods), path, command, familywise_error, budget, each_study)

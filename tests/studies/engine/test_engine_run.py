@@ -495,6 +495,16 @@ def test_estimates_depend_on_must_name_grid_parameters():
         run([BINOMIAL], grid=lacking, rng=1, workers=1)
 
 
+def test_a_grid_given_to_a_run_is_checked_once_before_a_store_exists_on_either_path(tmp_path):
+    # a parameter named like a column of the tidy tables would be overwritten there: refused
+    # on the Monte Carlo path too, where no group is planned, and before the store is made
+    clash = Grid({"distribution": ["normal"], "n": [5], "method": [1]}, n_replicates=10)
+    out = tmp_path / "run"
+    with pytest.raises(ValueError, match=r"must not be named .*; got \['method'\]"):
+        run([MEAN], grid=clash, rng=1, workers=1, out=out)
+    assert not out.exists()
+
+
 def _zero(params):
     return 0.0
 
