@@ -11,7 +11,7 @@ it ran (command, Python, platform, packages, git commit, start, end, status, res
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -102,6 +102,9 @@ class RunProvenance:
         Each resume's own start, command and git state.
     salvaged : Mapping or None
         Where a salvaged store came from and what was saved and lost.
+    budget_cut : Mapping[str, int]
+        The studies whose rounds the run's time budget (``--budget``) ended with claims still
+        open, and the round each would have taken next (empty: none).
     """
 
     command: str | None = None
@@ -115,6 +118,7 @@ class RunProvenance:
     status: str = "running or killed"
     resumes: tuple[Mapping[str, Any], ...] = ()
     salvaged: Mapping[str, Any] | None = None
+    budget_cut: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_metadata(cls, meta: Mapping[str, Any]) -> RunProvenance:
@@ -124,7 +128,8 @@ class RunProvenance:
                    dirty=meta.get("git_dirty"), packages=dict(meta.get("packages", {})),
                    started=meta.get("started"), ended=meta.get("ended"),
                    status=str(meta.get("status", "running or killed")),
-                   resumes=tuple(meta.get("resumes", ())), salvaged=meta.get("salvaged"))
+                   resumes=tuple(meta.get("resumes", ())), salvaged=meta.get("salvaged"),
+                   budget_cut=dict(meta.get("budget_cut", {})))
 
     @property
     def wall_seconds(self) -> float | None:

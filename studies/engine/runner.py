@@ -441,8 +441,13 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
     run), then runs the raised cells together, as a run of their own (`Progress` of round 2
     on: each raised cell counts once). A look already stored (a resumed run) is taken as it
     is, and a raised cell already at its level is not run again, so a run resumed mid-round
-    finishes as it would have. No new look is taken once ``deadline`` has passed.
+    finishes as it would have. No new look is taken once ``deadline`` has passed: the store
+    records, as ``budget_cut``, each study whose rounds that ended with claims still open and
+    the round it would have taken next (none on a run, or a resume, whose rounds ran out).
     """
+    cut: dict[str, int] = {}
+    if store is not None:
+        store.set_metadata(budget_cut=cut)
     looks: dict[str, list[Look]] = {}
     for row in store.rounds() if store is not None else ():
         found = Look.from_row(row)
@@ -454,9 +459,11 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
             looked = len(taken) >= round_  # a resumed run's look, stored before it stopped
             if looked and not taken[round_ - 1].raised:
                 continue
-            if not looked and (len(taken) < round_ - 1 or (taken and not taken[-1].raised)
-                               or (deadline is not None and time.monotonic() > deadline)):
-                continue  # its rounds ended earlier, or the time is spent
+            if not looked and (len(taken) < round_ - 1 or (taken and not taken[-1].raised)):
+                continue  # its rounds ended earlier
+            if not looked and deadline is not None and time.monotonic() > deadline:
+                cut[study.name] = round_ + 1  # the time is spent with its claims open
+                continue
             # read once, with the estimates a raised cell extends
             finished = _finished(study.name, store, collected, with_estimates=True)
             if not looked:
@@ -468,6 +475,8 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
                 taken.append(found)
             tasks += _raise_tasks(study.for_grid(grids[study.name]), grids[study.name],
                                   taken[round_ - 1], root, methods, finished)
+        if cut and store is not None:
+            store.set_metadata(budget_cut=cut)
         if not tasks:
             return
         per_study = Counter(t.study.name for t in tasks)

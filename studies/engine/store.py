@@ -114,6 +114,9 @@ _SHAPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "packages": (lambda v: isinstance(v, dict), "an object of package versions"),
     "git_dirty": (lambda v: v is None or isinstance(v, bool), "true, false or null"),
     "salvaged": (lambda v: isinstance(v, dict), "an object"),
+    "budget_cut": (lambda v: isinstance(v, dict) and all(
+        isinstance(r, int) and not isinstance(r, bool) for r in v.values()),
+        "an object of study names and rounds"),
 }
 
 

@@ -16,8 +16,15 @@ from studies.engine import FAILS, HOLDS, INCONCLUSIVE, NOT_RUN, Study, Verdict
 from studies.engine.claims import tally, worst_status
 from studies.report.compare import REGRESSION, Comparison
 
-__all__ = ["REGRESSIONS_SHOWN", "Advice", "advice_lines", "advice_of", "job_summary",
-           "not_run_lines"]
+__all__ = [
+    "REGRESSIONS_SHOWN",
+    "Advice",
+    "advice_lines",
+    "advice_of",
+    "budget_cut_lines",
+    "job_summary",
+    "not_run_lines",
+]
 
 REGRESSIONS_SHOWN = 20
 
@@ -88,11 +95,20 @@ def not_run_lines(verdicts: Mapping[str, Sequence[Verdict]]) -> list[str]:
     return lines
 
 
+def budget_cut_lines(cut: Mapping[str, int]) -> list[str]:
+    """A sentence per study whose rounds the run's time budget ended (``cut``: each study and
+    the round it would have taken next), saying how its open claims were judged."""
+    return [f"The run's time budget (--budget) ended the rounds of {name} before round "
+            f"{round_}: its claims still open were judged on the replicates they had, each "
+            f"INCONCLUSIVE with how many times the replicates would decide it."
+            for name, round_ in cut.items()]
+
+
 def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: object,
                 budget: float, state: str = "complete",
                 comparison: Comparison | None = None,
                 papers: Mapping[str, str] | None = None,
-                advice: Sequence[Advice] = ()) -> str:
+                advice: Sequence[Advice] = (), cut: Mapping[str, int] | None = None) -> str:
     """The Markdown summary of a run.
 
     Parameters
@@ -112,6 +128,9 @@ def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: o
     advice : sequence of Advice
         The studies' recommendations as this run judges them (`advice_of`): they open the
         summary.
+    cut : mapping of str to int, optional
+        The studies whose rounds the run's time budget ended, and the round each would have
+        taken next (`budget_cut_lines`).
     papers : mapping of str to str, optional
         Per study, its findings' comparisons with the source paper's numbers counted by
         outcome (`studies.report.pages.paper_tally`); a study with some not reproduced is
@@ -138,8 +157,9 @@ def job_summary(verdicts: Mapping[str, Sequence[Verdict]], *, grid: str, seed: o
         lines += [f"**This run is {state}.**", ""]
     lines += advice_lines(advice)
     lines += [f"{head} on the {grid} grid, seed {seed}: {tally(found)}.", ""]
+    lines += [_cell(line) for line in budget_cut_lines(cut or {})]
     lines += [_cell(line) for line in not_run_lines(verdicts)]
-    lines += [""] if any(v.status == NOT_RUN for v in found) else []
+    lines += [""] if cut or any(v.status == NOT_RUN for v in found) else []
     lines += [f"False alarms: when every claim is true, a run of the whole suite fails on "
               f"Monte Carlo noise with probability at most about {budget:g}.", "",
               "| study | verdict | claims | the paper's numbers |", "| --- | --- | --- | --- |"]

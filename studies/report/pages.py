@@ -75,7 +75,13 @@ from studies.engine.reading import RunHead, StoredRun, read_run
 from studies.engine.results import FRAME_COLUMNS, REGION_GROUPS, PackedGroup, group_regions
 from studies.engine.rounds import decided_rounds
 from studies.report.compare import Comparison
-from studies.report.digest import advice_lines, advice_of, job_summary, not_run_lines
+from studies.report.digest import (
+    advice_lines,
+    advice_of,
+    budget_cut_lines,
+    job_summary,
+    not_run_lines,
+)
 from studies.report.figures import draw
 from studies.report.tables import Range, claims_table, group_ranges, headline_table
 from studies.report.tables import summaries as study_summaries
@@ -296,7 +302,8 @@ _STUDY = """
 {% if incomplete %}<p class="FAILS">This run is {{ incomplete }}.</p>{% endif %}
 <section id="summary">
 {{ aim }}
-<p>Tested: {{ tested }}.</p>
+{% for line in cut %}<p class="INCONCLUSIVE">{{ line }}</p>
+{% endfor %}<p>Tested: {{ tested }}.</p>
 {% if untested %}<p>Not tested on this grid: {{ untested }}.</p>{% endif %}
 <p class="{{ status|replace(' ', '-') }}">Claims: {{ tally }}.</p>
 {% if findings %}<h2>Findings</h2>
@@ -1061,7 +1068,8 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
                 run_dir: Path, written: dict[str, str],
                 summary_rows: Sequence[Mapping[str, Any]] | None,
                 drawn: Sequence[str] | None, tables: PageTables | None,
-                rounds: Mapping[str, int] | None = None) -> dict[str, Any]:
+                rounds: Mapping[str, int] | None = None, cut: Sequence[str] = ()
+                ) -> dict[str, Any]:
     name = study.name
     tables = tables if tables is not None else page_tables(study, result)
     doc = study.ademp
@@ -1127,12 +1135,13 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
         bands_text=BANDS_TEXT,
         failures=_html_table(failures) if not failures.empty else "",
         legend=list(LEGEND.items()), provenance=_provenance_html(prov),
-        incomplete="" if prov["run"] == "complete" else prov["run"])
+        incomplete="" if prov["run"] == "complete" else prov["run"], cut=cut)
     page = _template(_PAGE).render(title=f"{name}: evalcert study", style=Markup(_STYLE),
                                           body=Markup(body))
     _write(out / f"{name}.html", page, written)
     md = [f"# {name}", "", *([f"This run is {prov['run']}.", ""] if prov["run"] != "complete"
-                             else []), _aim(doc), "", f"Tested: {tested}.", "",
+                             else []), _aim(doc), "", *(x for line in cut for x in (line, "")),
+          f"Tested: {tested}.", "",
           *([f"Not tested on this grid: {untested}.", ""] if untested else []),
           f"Claims: {tally(verdicts)}.", ""]
     if sentences:
@@ -1253,9 +1262,9 @@ def _page_task(page: tuple[Any, ...]) -> tuple[dict[str, Any], dict[str, str]]:
     index row and the files it wrote."""
     written: dict[str, str] = {}
     (study, result, verdicts, identity, prov, reproduce, out, run_dir, summary, drawn, tables,
-     rounds) = page
+     rounds, cut) = page
     row = _study_page(study, result, verdicts, identity, prov, reproduce, out, run_dir, written,
-                      summary, drawn, tables, rounds)
+                      summary, drawn, tables, rounds, cut)
     return row, written
 
 
@@ -1329,6 +1338,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     tidy = pool.submit(_tidy_csv, dict(results), target.resolve()) if pool is not None else None
     known = study_names()
     command = stored.provenance.command
+    cut = stored.provenance.budget_cut
     prov = _provenance(stored, _reproduce(identity, command, names,
                                           f"reports/studies-{identity.grid_name}", known))
     written: dict[str, str] = {}
@@ -1336,7 +1346,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
               _reproduce(identity, command, [s.name], f"reports/{s.name}", known),
               target.resolve(),
               run_dir.resolve(), (summaries or {}).get(s.name), (figures or {}).get(s.name),
-              (tables or {}).get(s.name), decided_rounds(stored.looks, s.name))
+              (tables or {}).get(s.name), decided_rounds(stored.looks, s.name),
+              budget_cut_lines({s.name: cut[s.name]} if s.name in cut else {}))
              for s in studies if s.name in results]
     # the pages are the same bytes from any process: written side by side where there is a pool
     rows = []
@@ -1349,7 +1360,8 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     pins = _pin_rows([s for s in studies if s.name in results], verdicts)
     body = _template(_INDEX).render(
         studies=rows, grid=identity.grid_name, seed=identity.seed,
-        counts=counts, not_run=not_run_lines(verdicts), advice=advice,
+        counts=counts, not_run=[*budget_cut_lines(cut), *not_run_lines(verdicts)],
+        advice=advice,
         provenance=_provenance_html(prov), budget=f"{SUITE_FALSE_ALARM:g}",
         claims=round(SUITE_FALSE_ALARM / claim_false_alarm()),
         share=f"{claim_false_alarm():.2g}",
@@ -1362,7 +1374,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
     index = pd.DataFrame([{k: r[k] for k in ("name", "aim", "path", "cells", "tally",
                                              "status", "paper")} for r in rows])
     banner = "" if state.complete else f"This run is {state.describe()}.\n\n"
-    opening = "\n".join([*advice_lines(advice), *not_run_lines(verdicts)])
+    opening = "\n".join([*advice_lines(advice), *budget_cut_lines(cut), *not_run_lines(verdicts)])
     _write(target / "index.md", "# evalcert study report\n\n" + banner
            + (opening + "\n\n" if opening else "") + _md_table(index)
            + "\n\n"
@@ -1372,7 +1384,7 @@ def write_report(run_dir: str | Path | StoredRun, studies: Sequence[Study],
         {name: verdicts[name] for name in names if name in verdicts},
         grid=identity.grid_name, seed=identity.seed, budget=SUITE_FALSE_ALARM,
         state=state.describe(), comparison=comparison,
-        papers={row["name"]: row["paper"] for row in rows}, advice=advice), written)
+        papers={row["name"]: row["paper"] for row in rows}, advice=advice, cut=cut), written)
     left_out, written["results.csv"] = (tidy.result() if tidy is not None
                                         else _tidy_csv(results, target))
     report = {

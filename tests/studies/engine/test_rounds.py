@@ -2,6 +2,7 @@
 workers and backends, a resume mid-round, the time budget, and the split of the looks."""
 
 import dataclasses
+import html
 import json
 import sqlite3
 
@@ -13,6 +14,8 @@ from scipy import stats
 from studies.engine import Claim, Grid, evaluate_claims, replicates, run, runner
 from studies.engine.design import MAX_ROUNDS
 from studies.engine.performance import Estimates
+from studies.cli.main import main
+from studies.engine.reading import read_head
 from studies.engine.rounds import Look, level_of
 from studies.engine.seeding import cell_seed
 from studies.suite import get_study
@@ -158,9 +161,22 @@ def test_a_run_killed_mid_round_resumes_to_the_same_results(tmp_path, monkeypatc
     assert _looks(tmp_path / "whole") == _looks(tmp_path / "cut")
 
 
-def test_a_spent_time_budget_starts_no_further_round():
-    result = run([MEAN], grid=STEPPED, rng=3, workers=1, budget=1e-9)["mean_bias"]
+def test_a_spent_time_budget_starts_no_further_round_and_the_report_says_so(tmp_path):
+    out = tmp_path / "run"
+    result = run([MEAN], grid=STEPPED, rng=3, workers=1, budget=1e-9, out=out)["mean_bias"]
     assert set(_replicates(result).values()) == {300}
+    assert read_head(out).provenance.budget_cut == {"mean_bias": 2}
+    assert main(["study", "report", str(out)]) == 1  # claims left open
+    said = ("The run's time budget (--budget) ended the rounds of mean_bias before round 2: "
+            "its claims still open were judged on the replicates they had")
+    for page in ("index.html", "index.md", "summary.md", "mean_bias.html", "mean_bias.md"):
+        assert said in " ".join(html.unescape((out / page).read_text()).split()), page
+    # resumed without a budget, the rounds go on, and nothing is said of a cut
+    resumed = run([MEAN], grid=STEPPED, workers=1, out=out, resume=True)["mean_bias"]
+    assert max(_replicates(resumed).values()) > 300
+    assert read_head(out).provenance.budget_cut == {}
+    main(["study", "report", str(out)])
+    assert "time budget" not in (out / "index.html").read_text()
 
 
 @pytest.mark.parametrize("budget", [0, -1.0, True, "1"])
