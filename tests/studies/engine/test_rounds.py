@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from studies.cli.main import main
 from studies.engine import Claim, Grid, evaluate_claims, replicates, run, runner
 from studies.engine.design import MAX_ROUNDS
 from studies.engine.performance import Estimates
-from studies.cli.main import main
 from studies.engine.reading import read_head
 from studies.engine.rounds import Look, level_of
 from studies.engine.seeding import cell_seed
