@@ -12,8 +12,6 @@ that each ratio compares timings taken in this one run:
   heads of its arrays at every read of a row (uncached);
 * ``no held connection``: every read opens a read-only connection to the store (the
   connection a thread keeps for its next read, `studies.engine.reading._connection`, dropped);
-* ``no query-name cache``: `studies.engine.results._names` parses a claim's query for every
-  group it selects cells of;
 * ``no axes cache``: every group decodes its axes' JSON text (`read_store` decodes each
   distinct text once).
 
@@ -37,13 +35,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-ARMS = ("as is", "no layout cache", "no held connection", "no query-name cache",
-        "no axes cache")
+ARMS = ("as is", "no layout cache", "no held connection", "no axes cache")
 
 
 def _switch_off(arm: str) -> None:
     """Replace the cache of ``arm`` with the uncached function it wraps."""
-    from studies.engine import reading, results
+    from studies.engine import reading
 
     if arm == "no layout cache":
         reading._layout = reading._layout.__wrapped__  # type: ignore[attr-defined]
@@ -51,8 +48,6 @@ def _switch_off(arm: str) -> None:
         def fresh(path: Path, file: tuple[Path, int, int]) -> object:
             return reading.read_only(path, check_same_thread=False)
         reading._connection = fresh  # type: ignore[assignment]
-    elif arm == "no query-name cache":
-        results._names = results._names.__wrapped__  # type: ignore[attr-defined]
     elif arm == "no axes cache":
         class _Uncached:
             @staticmethod

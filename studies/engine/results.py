@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import io
 import itertools
 import json
@@ -305,7 +304,6 @@ def _referenced(where: str, names: Sequence[str]) -> list[str]:
     return found or list(names)
 
 
-@functools.lru_cache(maxsize=256)
 def _names(where: str) -> frozenset[str] | None:
     """The names a query reads; None when it is not plain Python (backquotes, @ variables)."""
     try:
