@@ -442,8 +442,8 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
     on: each raised cell counts once). A look already stored (a resumed run) is taken as it
     is, and a raised cell already at its level is not run again, so a run resumed mid-round
     finishes as it would have. No new look is taken once ``deadline`` has passed: the store
-    records, as ``budget_cut``, each study whose rounds that ended with claims still open and
-    the round it would have taken next (none on a run, or a resume, whose rounds ran out).
+    records, as ``budget_cut``, each study whose rounds the deadline ended and the round it
+    would have taken next (none on a run, or a resume, whose rounds ran to their end).
     """
     cut: dict[str, int] = {}
     if store is not None:
