@@ -100,7 +100,7 @@ from studies.engine.results import PackedGroup, StudyResult
 
 __all__ = ["COMPARISONS", "DEFAULT_FAMILYWISE_ERROR", "FAILS", "FAILURE_COLUMNS", "HOLDS",
            "INCONCLUSIVE", "NOT_RUN", "PINS", "POWER_Z", "RESOLUTIONS", "STATUSES", "Claim",
-           "Verdict", "evaluate_claims", "share_replicates_needed", "tally", "worst_status"]
+           "Verdict", "evaluate_claims", "tally", "worst_status"]
 
 COMPARISONS: tuple[str, ...] = ("at_least", "at_most", "within")
 # What a claim may hold its methods to (`Claim.pins`).
@@ -340,6 +340,11 @@ class Verdict:
     replicates : int
         The Monte Carlo replicates of the cells it compared, each cell counted once: in a run
         in rounds (`studies.engine.rounds`), what deciding it took.
+    needs : pandas.DataFrame
+        Each Monte Carlo value compared (a cell, or a mean over ``mean_over``): its parameters
+        and ``factor``, how many times its replicates it needs to decide (1: it has the power,
+        and a claim of an effect has it on its side of the bound; 2 where that cannot be told
+        from its replicates: no MCSE, or an effect not yet shown). What a run in rounds raises.
     """
 
     claim: Claim
@@ -354,6 +359,7 @@ class Verdict:
     reason: str = ""
     nearest: dict[str, Any] = field(default_factory=dict)
     replicates: int = 0
+    needs: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     def worst(self) -> str:
         """The worst failing value in words ('' when the claim does not fail)."""
@@ -494,18 +500,6 @@ def _share_replicates(bound: NDArray[np.float64], resolution: float, rate: float
 _SEARCH_STEPS = 200
 
 
-def share_replicates_needed(claim: Claim, target: NDArray[np.float64], rate: float
-                            ) -> NDArray[np.float64] | None:
-    """The replicates at which a claim about a share has power 0.95 at its resolution, for
-    each target (the larger of a ``within`` claim's two bounds); None for a measure that is
-    not a share of replicates (`studies.engine.rounds` raises cells by it)."""
-    if not _is_share(claim):
-        return None
-    resolution = float(claim.resolution or 0.0)
-    return np.fmax.reduce([_share_replicates(b, resolution, rate)
-                           for b in _share_bounds(claim, target)])
-
-
 def _compared(value: NDArray[np.float64], reference: NDArray[np.float64], relative: bool
               ) -> NDArray[np.float64]:
     """A value against its reference's: the difference, or the ratio less 1 (0 where both
@@ -587,6 +581,7 @@ class _Judge:
         self.nearest: dict[str, Any] = {}
         self._nearest_deviation = -math.inf
         self.held: dict[int, float] = {}  # each Monte Carlo cell's replicates, by position
+        self.values: list[pd.DataFrame] = []  # each Monte Carlo value's power inputs
 
     def exact_cells(self, group: PackedGroup, chosen: NDArray[np.intp]) -> NDArray[np.intp]:
         """Of a packed group's cells ``chosen`` in the claim's region, those whose rows can
@@ -797,6 +792,7 @@ class _Judge:
         self.compared += len(rows)
         self.monte_carlo += int(monte_carlo.sum())
         self.any_exact = self.any_exact or bool((~monte_carlo).any())
+        relative = spread
         if _is_share(claim):
             counts = rows["counts"].to_numpy(float)
             usable = monte_carlo & np.isfinite(counts) & (counts > 0)
@@ -804,7 +800,6 @@ class _Judge:
                 self.shares.append(([b[usable] for b in _share_bounds(claim, target)],
                                     counts[usable]))
         else:
-            relative = spread
             if claim.resolution_unit:
                 # a value that does not vary (unit 0) has nothing to detect
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -813,6 +808,12 @@ class _Judge:
             if known.size:
                 self.spread = max(self.spread, float(known.max()))
             self.unknown_se += int((monte_carlo & np.isnan(relative) & ~undefined).sum())
+        taken = monte_carlo & ~undefined
+        if taken.any():
+            self.values.append(rows.loc[taken, params].assign(
+                target=target[taken], deviation=deviation[taken],
+                spread=np.nan if _is_share(claim) else relative[taken],
+                counts=rows["counts"].to_numpy(float)[taken] if _is_share(claim) else np.nan))
         shown = rows[[*params, "method", "value", "mcse", "error"]].assign(
             bound=_bound(claim, target), deviation=deviation,
             spread=np.where(np.isnan(spread), 0.0, spread), target=target,
@@ -857,6 +858,32 @@ class _Judge:
                 scale = max(scale, float(
                     (_share_replicates(bound, resolution, rate) / counts).max()))
         return detectable, max(scale, 1.0) if detectable > resolution else 1.0
+
+    def _needs(self, k: float, rate: float) -> pd.DataFrame:
+        """Each Monte Carlo value's parameters and the factor on its replicates it needs to
+        decide (`Verdict.needs`), by the tests of `_power` applied to it alone."""
+        if not self.values:
+            return pd.DataFrame()
+        claim = self.claim
+        frame = pd.concat(self.values, ignore_index=True)
+        resolution = float(claim.resolution or 0.0)
+        if _is_share(claim):
+            counts = frame["counts"].to_numpy(float)
+            usable = np.isfinite(counts) & (counts > 0)
+            factor = np.where(usable, 1.0, 2.0)
+            for bound in _share_bounds(claim, frame["target"].to_numpy(float)[usable]):
+                short = _share_detectable(bound, counts[usable], rate) > resolution
+                needed = _share_replicates(bound, resolution, rate) / counts[usable]
+                factor[usable] = np.fmax(factor[usable], np.where(short, needed, 1.0))
+        else:
+            with np.errstate(invalid="ignore"):
+                factor = ((k + POWER_Z) * frame["spread"].to_numpy(float) / resolution) ** 2
+            factor = np.where(np.isnan(factor), 2.0, np.where(factor > 1.0, factor, 1.0))
+        if claim.effect:  # an effect not yet shown needs more replicates to show it
+            factor = np.where(frame["deviation"].to_numpy(float) > 0, np.fmax(factor, 2.0),
+                              factor)
+        return frame.drop(columns=["target", "deviation", "spread", "counts"]).assign(
+            factor=factor)
 
     def verdict(self, familywise_error: float, looks: int = 1) -> Verdict:
         """The verdict on every row taken, at the claim's own rate or ``familywise_error``,
@@ -915,7 +942,8 @@ class _Judge:
                        familywise_error=alpha if m else None,
                        wrong_side=wrong_side if claim.effect else 0, scale=scale,
                        reason=reason, nearest=self.nearest,
-                       replicates=int(sum(self.held.values())))
+                       replicates=int(sum(self.held.values())),
+                       needs=self._needs(k, rate) if k is not None else pd.DataFrame())
 
 
 def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str | None = None,

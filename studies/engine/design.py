@@ -84,6 +84,13 @@ class Grid:
         .. rounds`` (`schedule`). Every claim's false-alarm rate is split over the ``rounds``
         levels (Bonferroni), so it holds however many looks the run takes. 1 (default): one
         look, the replicates as declared.
+    where : str
+        A query over the parameters (`studies.engine.regions`) that keeps only the cells of
+        the product it selects, as SimDesign's ``createDesign(subset = ...)`` does: a quick
+        grid can then hold, beside its product, one cell of a region no other cell needs,
+        without the whole product around it. "" (default): every cell of the product. Cells
+        keep the seeds of their parameters, so a cell kept by a new condition gives the same
+        values as before.
 
     References
     ----------
@@ -94,6 +101,8 @@ class Grid:
     --------
     >>> Grid({"n": [10, 20], "p": [0.5]}, n_replicates=100).cells()
     [{'n': 10, 'p': 0.5}, {'n': 20, 'p': 0.5}]
+    >>> Grid({"n": [10, 20], "p": [0.1, 0.5]}, n_replicates=100, where="n * p > 5").cells()
+    [{'n': 20, 'p': 0.5}]
     """
 
     parameters: Mapping[str, Sequence[Any]]
@@ -101,6 +110,7 @@ class Grid:
     methods: tuple[str, ...] | None = None
     task_seconds: float | None = None
     rounds: int = 1
+    where: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.n_replicates, int) or self.n_replicates < 2:
@@ -118,12 +128,24 @@ class Grid:
                                     or not 0 < seconds < math.inf):
             raise ValueError(
                 f"`task_seconds` must be a positive number of seconds or None; got {seconds!r}.")
+        if not isinstance(self.where, str):
+            raise TypeError(f"`where` must be a str (a query over the parameters); got "
+                            f"{self.where!r}.")
+        if self.where:
+            _check_where(self.where, self, "grid")
+            if not self.cells():
+                raise ValueError(f"`where` must keep at least one cell of the grid; got "
+                                 f"{self.where!r}.")
 
     def cells(self) -> list[dict[str, Any]]:
-        """Every cell's parameters, in grid order."""
+        """Every cell's parameters, in grid order (those `where` keeps)."""
         names = list(self.parameters)
-        return [dict(zip(names, values, strict=True))
-                for values in itertools.product(*self.parameters.values())]
+        product = [dict(zip(names, values, strict=True))
+                   for values in itertools.product(*self.parameters.values())]
+        if not self.where:
+            return product
+        kept = region_mask(pd.DataFrame(product, columns=names), self.where)
+        return [cell for cell, keep in zip(product, kept.tolist(), strict=True) if keep]
 
     @property
     def schedule(self) -> tuple[int, ...]:
@@ -139,7 +161,10 @@ class Grid:
 
     @property
     def n_cells(self) -> int:
-        """Number of cells, without building them (full grids can hold millions)."""
+        """Number of cells, without building them (full grids can hold millions) unless
+        `where` selects some."""
+        if self.where:
+            return len(self.cells())
         return math.prod(len(values) for values in self.parameters.values())
 
     def to_dict(self) -> dict[str, Any]:
@@ -150,6 +175,8 @@ class Grid:
             found["rounds"] = self.rounds
         if self.methods is not None:
             found["methods"] = list(self.methods)
+        if self.where:  # a whole product is recorded as before conditions existed
+            found["where"] = self.where
         return found
 
     @classmethod
@@ -159,7 +186,7 @@ class Grid:
         return cls({name: list(values) for name, values in data["parameters"].items()},
                    n_replicates=int(data["n_replicates"]),
                    methods=None if methods is None else tuple(methods),
-                   rounds=int(data.get("rounds", 1)))
+                   rounds=int(data.get("rounds", 1)), where=str(data.get("where", "")))
 
 
 FIGURE_KINDS: tuple[str, ...] = ("coverage_against", "measure_by", "heat_map", "zip_plot",
@@ -481,8 +508,13 @@ class Study:
         """ValueError unless every name in `estimates_depend_on` is a parameter of ``grid``.
 
         Also unless the grid's parameter names are free: the tidy result frame and the claims'
-        tables use `RESERVED_NAMES` for their own columns.
+        tables use `RESERVED_NAMES` for their own columns; and unless a study with
+        `pack_groups` has a whole product (its groups' cells are placed by the product).
         """
+        if self.pack_groups and grid.where:
+            raise ValueError(f"`where` of the {name} grid of study {self.name!r} must be empty: "
+                             f"a study with `pack_groups` runs whole products; got "
+                             f"{grid.where!r}.")
         taken = sorted(set(grid.parameters) & set(RESERVED_NAMES))
         if taken:
             raise ValueError(f"parameters of the {name} grid of study {self.name!r} must not be "

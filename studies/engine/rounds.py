@@ -28,23 +28,25 @@ as in a run of one round. For a share (coverage, rejection) this power depends o
 replicates alone, not on the data, so the level at which a cell can decide is fixed in
 advance and a claim off by its resolution is still flagged with probability at least 0.95.
 
-**Allocation** (`next_levels`): each open claim names the cells it needs raised, and to which
-level:
+**Allocation** (`next_levels`): each open claim raises the cells of its values that cannot
+decide yet (`studies.engine.claims.Verdict.needs`), each to the level whose replicates bring
+that value's detectable deviation to the resolution; its values that can decide raise
+nothing:
 
-* a claim of each cell's value about a share or an estimate's measure raises only its cells
-  whose own power is short, each to the level whose replicates bring its detectable
-  deviation to the resolution (a share: by the exact binomial test's power; an estimate's
-  measure: ``((k + 1.645) MCSE / resolution)^2`` times its replicates);
-* a claim over a mean of cells, against a reference method, in units of another measure, of
-  a share among the tests made, with a value without an MCSE (a topic that opened once) or an
-  effect the data do not yet show, raises every Monte Carlo cell of its region together, by
-  the factor its verdict gives (at least one level). Raising a mean's cells together keeps the
-  mean's looks on the schedule: an allocation that weighed cells by their MCSE (Neyman)
-  would give each run its own configuration of replicates, and the union bound over ``L``
-  looks would no longer hold;
-* for the same reason, a cell raised by any claim raises with it the other cells of every
-  mean over cells it is in, decided or not (a decided claim is judged again at each look), to
-  the same level.
+* a value of one cell (a share, an estimate's measure, a difference from a reference method)
+  raises that cell: a share by the exact binomial test's power, a measure of estimates by
+  ``((k + 1.645) MCSE / resolution)^2`` times its replicates;
+* a mean over cells raises the cells it is a mean of, by the same factor computed for the
+  mean (Neyman-like, the replicates go where the open mean's MCSE comes from), and the
+  claim's other means, decided, stay where they are: "at every f" raises only the f still
+  open;
+* a value without an MCSE (a topic that opened once) or an effect the data do not yet show
+  raises its cells one level at least;
+* a cell raised by any claim raises with it the other cells of every mean over cells it is
+  in, decided or not (a decided claim is judged again at each look), to the same level.
+  Raising a mean's cells together keeps its looks on the schedule: a mean whose cells stood
+  at a mix of levels would be judged at a configuration of replicates outside the
+  schedule's ``L``, which the union bound does not count.
 
 A cell raised by one claim is raised for all: every claim is judged again on the cells as
 they are after the last round (more replicates only add power; a new FAILS is one of the
@@ -65,27 +67,23 @@ Statistics* 49(2), 1055-1080. Morris, White & Crowther (2019), *Statistics in Me
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from numpy.typing import NDArray
 
 from studies.engine.claims import (
-    CONDITIONAL,
     FAILS,
     HOLDS,
     INCONCLUSIVE,
-    POWER_Z,
     Claim,
     Verdict,
     evaluate_claims,
-    share_replicates_needed,
 )
 from studies.engine.design import Grid, Study
-from studies.engine.regions import region_mask
+from studies.engine.regions import as_text, region_mask
 from studies.engine.results import StudyResult, now
 
 __all__ = ["Look", "decided_rounds", "level_of", "look", "next_levels"]
@@ -183,7 +181,7 @@ def next_levels(claims: Sequence[Claim], verdicts: Sequence[Verdict], frame: pd.
         if rows.empty:
             continue
         replicates = rows["n_replicates"].to_numpy(float)
-        factor = _factors(claim, verdict, rows)
+        factor = _factors(verdict, rows)
         for key, held, times in zip(rows["key"], replicates, factor, strict=True):
             if not times > 1.0:
                 continue
@@ -214,9 +212,7 @@ def _aligned(claims: Sequence[Claim], frame: pd.DataFrame, wanted: Mapping[str, 
         if rows.empty:
             continue
         by = [p for p in parameters if p not in claim.mean_over and p in rows.columns]
-        # values as text: a parameter may hold a list
-        labels = rows[by].astype(str).agg("|".join, axis=1) if by else pd.Series(
-            "", index=rows.index)
+        labels = _labels(rows, by) if by else pd.Series("", index=rows.index)
         means += [list(dict.fromkeys(part)) for _, part in rows["key"].groupby(labels)]
     moved = True
     while moved:  # means may share cells: until no mean has its cells at two levels
@@ -230,27 +226,26 @@ def _aligned(claims: Sequence[Claim], frame: pd.DataFrame, wanted: Mapping[str, 
             if found > level_of(schedule, int(held[key]))}
 
 
-def _factors(claim: Claim, verdict: Verdict, rows: pd.DataFrame) -> np.ndarray:
-    """How many times its replicates each row needs for the claim to decide (> 1: raise)."""
-    resolution = float(claim.resolution or 0.0)
-    together = (claim.mean_over or claim.reference or claim.resolution_unit
-                or claim.measure in CONDITIONAL or verdict.wrong_side
-                or not math.isfinite(verdict.detectable) or verdict.k is None)
-    if together:
-        scale = verdict.scale if math.isfinite(verdict.scale) else 2.0
-        return np.full(len(rows), max(scale, 2.0))
-    k = float(verdict.k)  # type: ignore[arg-type]
-    held = rows["n_replicates"].to_numpy(float)
-    target = (rows[claim.target].to_numpy(float) if isinstance(claim.target, str)
-              else np.full(len(rows), float(claim.target)))
-    # each value's false-alarm rate, from which the verdict's k is the normal quantile
-    needed = share_replicates_needed(claim, target, float(stats.norm.sf(k)))
-    if needed is not None:
-        return needed / held
-    mcse = rows["mcse"].to_numpy(float)
-    with np.errstate(invalid="ignore"):
-        factor = ((k + POWER_Z) * mcse / resolution) ** 2
-    return np.where(np.isnan(factor), 2.0, factor)
+def _factors(verdict: Verdict, rows: pd.DataFrame) -> NDArray[np.float64]:
+    """How many times its replicates each row needs for the claim to decide (> 1: raise): the
+    largest factor of the open values it is in (`Verdict.needs`), matched on the values'
+    parameters (a mean's: the parameters it is not over); 1 in no open value."""
+    needs = verdict.needs
+    found = np.ones(len(rows))
+    if needs.empty or not (needs["factor"] > 1.0).any():
+        return found
+    open_ = needs[needs["factor"] > 1.0]
+    by = [c for c in open_.columns if c not in ("method", "factor")]
+    if not by:  # a mean over every parameter: one value, all its cells
+        return np.full(len(rows), float(open_["factor"].max()))
+    wanted = open_.groupby(_labels(open_, by))["factor"].max()
+    matched = _labels(rows, by).map(wanted).to_numpy(float)
+    return np.where(np.isnan(matched), 1.0, matched)
+
+
+def _labels(frame: pd.DataFrame, by: Sequence[str]) -> pd.Series:
+    """Each row's values of ``by`` as one text (a parameter may hold a list)."""
+    return as_text(frame[list(by)]).astype(str).agg("|".join, axis=1)
 
 
 def _claim_rows(claim: Claim, frame: pd.DataFrame) -> pd.DataFrame:

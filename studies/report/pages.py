@@ -733,6 +733,9 @@ def _grid_frame(identity: RunIdentity, study: Study) -> pd.DataFrame:
     rows = [{"parameter": k, "values": ", ".join(str(v) for v in values), "count": len(values)}
             for k, values in grid.parameters.items()]
     exact = study.enumerate_outcomes is not None
+    if grid.where:
+        rows.append({"parameter": "cells kept", "values": f"those where {grid.where}",
+                     "count": grid.n_cells})
     rows.append({"parameter": "replicates per cell",
                  "values": "none: every outcome enumerated (exact path)" if exact
                  else str(grid.n_replicates), "count": ""})
@@ -934,6 +937,8 @@ def _tested(study: Study, result: StudyResult, identity: RunIdentity) -> str:
     cells = len(result.cells) + sum(g.size for g in result.groups)
     parameters = " x ".join(f"{len(v)} {k}" for k, v in grid.parameters.items()
                             if len(v) > 1) or "one cell"
+    if grid.where:
+        parameters += f", the cells where {grid.where}"
     ran = _ran(result)
     methods = ", ".join(m for m in study.methods if m in ran) or "none"
     others = sorted(ran - set(study.methods))  # a user's methods, run beside the study's

@@ -505,6 +505,41 @@ def test_a_grid_given_to_a_run_is_checked_once_before_a_store_exists_on_either_p
     assert not out.exists()
 
 
+def test_a_grid_with_a_condition_runs_only_the_cells_it_keeps_with_their_own_values(tmp_path):
+    whole = Grid({"distribution": ["normal", "lognormal"], "n": [5, 20]}, n_replicates=50)
+    kept = dataclasses.replace(whole, where="distribution == 'normal' or n == 20")
+    assert kept.cells() == [c for c in whole.cells()
+                            if c["distribution"] == "normal" or c["n"] == 20]
+    assert kept.n_cells == 3 and Grid.from_dict(kept.to_dict()) == kept
+    assert "where" not in whole.to_dict()  # a whole product is recorded as before
+    everything = run([MEAN], grid=whole, rng=1, workers=1)["mean_bias"]
+    part = run([MEAN], grid=kept, rng=1, workers=2, out=tmp_path / "run")["mean_bias"]
+    # each kept cell has its own stream: the values of the same cell of the whole product
+    same = {c.key: c.performance for c in everything.cells}
+    assert [(c.key, c.performance) for c in part.cells] == [(c.key, same[c.key])
+                                                           for c in part.cells]
+    assert len(part.cells) == 3
+    stored = results_from_store(tmp_path / "run")["mean_bias"]
+    assert [c.params for c in stored.cells] == kept.cells()
+
+
+@pytest.mark.parametrize(("where", "error", "fragment"), [
+    ("m > 1", ValueError, r"`where` must be a query over the parameters of the grid \(n, p\)"),
+    ("n > 100", ValueError, "`where` must keep at least one cell of the grid; got 'n > 100'"),
+    (3, TypeError, "`where` must be a str"),
+])
+def test_a_grid_condition_must_keep_cells_of_its_product(where, error, fragment):
+    with pytest.raises(error, match=fragment):
+        Grid({"n": [10, 20], "p": [0.5]}, n_replicates=10, where=where)
+
+
+def test_a_packed_study_refuses_a_grid_with_a_condition():
+    # its groups' cells are placed by the product's shape
+    grid = dataclasses.replace(BINOMIAL.grids["quick"], where="n > 10")
+    with pytest.raises(ValueError, match="a study with `pack_groups` runs whole products"):
+        run([PACKED], grid=grid, rng=1, workers=1)
+
+
 def _zero(params):
     return 0.0
 

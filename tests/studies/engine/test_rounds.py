@@ -112,6 +112,19 @@ def test_a_cell_raised_by_one_claim_raises_the_other_cells_of_a_mean_it_is_in():
     assert held[("normal", 5)] == held[("normal", 20)] == 300  # the other mean: not touched
 
 
+def test_an_open_mean_raises_only_its_own_cells_and_the_claims_decided_means_stay():
+    # "at every distribution", averaged over n: the normal data's mean decides at the declared
+    # replicates, the lognormal data's (a larger SE) needs more: only its cells are raised
+    study = dataclasses.replace(MEAN, claims=(dataclasses.replace(
+        ON_AVERAGE, name="mean-unbiased-at-every-distribution", resolution=0.15),))
+    result = run([study], grid=STEPPED, rng=3, workers=1)["mean_bias"]
+    held = _replicates(result)
+    assert held[("normal", 5)] == held[("normal", 20)] == 300
+    assert held[("lognormal", 5)] == held[("lognormal", 20)] > 300
+    (verdict,) = evaluate_claims(study.claims, result)
+    assert verdict.status == "HOLDS"
+
+
 def test_the_looks_split_each_claims_false_alarm_rate_over_the_levels():
     result = run([MEAN], grid=STEPPED, rng=3, workers=1)["mean_bias"]
     assert result.looks == 4
