@@ -206,13 +206,15 @@ def _check_same_design(baseline: Results, current: Results) -> None:
                 f"(baseline {_grid_text(a)}; current {_grid_text(b)}).")
 
 
-def _grid_key(grid: Mapping[str, Any]) -> tuple[str, Any]:
-    return (repr({k: list(v) for k, v in grid["parameters"].items()}), grid.get("n_replicates"))
+def _grid_key(grid: Mapping[str, Any]) -> tuple[str, Any, str]:
+    return (repr({k: list(v) for k, v in grid["parameters"].items()}), grid.get("n_replicates"),
+            grid.get("where", ""))
 
 
 def _grid_text(grid: Mapping[str, Any]) -> str:
     sizes = ", ".join(f"{k}: {len(v)} values" for k, v in grid["parameters"].items())
-    return f"{sizes}; {grid.get('n_replicates')} replicates"
+    kept = f", the cells where {grid['where']}" if grid.get("where") else ""
+    return f"{sizes}{kept}; {grid.get('n_replicates')} replicates"
 
 
 def compare(baseline: Results, current: Results, *, k: float | None = None,

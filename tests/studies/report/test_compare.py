@@ -279,6 +279,12 @@ def test_a_truncated_edited_or_different_baseline_exits_2(baseline, tmp_path, ca
     (copy / MANIFEST).write_text(json.dumps(manifest))
     assert main(["study", "compare", str(copy), str(baseline)]) == 2
     assert "on the baseline's grid" in capsys.readouterr().err
+    # the same product with a condition keeping part of it is another grid
+    manifest["grids"]["mean_bias"] = {**json.loads((baseline / MANIFEST).read_text())[
+        "grids"]["mean_bias"], "where": "n > 5"}
+    (copy / MANIFEST).write_text(json.dumps(manifest))
+    assert main(["study", "compare", str(copy), str(baseline)]) == 2
+    assert "the cells where n > 5" in capsys.readouterr().err
 
 
 def test_blessing_twice_gives_byte_identical_tables(baseline, tmp_path):
