@@ -76,7 +76,8 @@ class Grid:
         or an exact group): a scheduling hint, not part of the results or the run's
         identity. A run starts the tasks of the costliest grids first (longest processing
         time first: Graham 1969), so a long task does not start last while the other
-        workers idle; tasks without a hint come after, in study order.
+        workers idle; tasks without a hint come after, in study order. In a later round a
+        task's hint is scaled by the replicates it draws.
     rounds : int
         The most looks a run takes at this grid's claims (`studies.engine.rounds`): round 1
         runs every cell with ``n_replicates``; each later round raises the cells that can still

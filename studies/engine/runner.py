@@ -479,6 +479,8 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
             store.set_metadata(budget_cut=cut)
         if not tasks:
             return
+        # longest first, as in round 1 (stable: hint-less tasks keep study order)
+        tasks.sort(key=lambda t: -_raise_seconds(t, grids[t.study.name]))
         per_study = Counter(t.study.name for t in tasks)
         here: Counter[str] = Counter()
         yield Progress(round_ + 1, {name: (0, n) for name, n in per_study.items()}, 0,
@@ -496,6 +498,18 @@ def _later_rounds(stepping: Sequence[Study], grids: Mapping[str, Grid], grid_nam
                            sum(here.values()), len(tasks), results)
         if writer is not None:
             writer.flush()
+
+
+def _raise_seconds(task: Task, grid: Grid) -> float:
+    """About how long a task raising a cell takes on one core: the grid's `Grid.task_seconds`
+    (for its declared replicates) scaled by the replicates the task draws; 0 without a hint.
+
+    On the quick suite a raised cell of 4,500 replicates (about 17 s) otherwise started after
+    35 short ones of another study and ran alone on one core at the round's end.
+    """
+    if not isinstance(task, CellTask):
+        return 0.0
+    return (grid.task_seconds or 0.0) * task.n_replicates / grid.n_replicates
 
 
 def _raise_tasks(study: Study, grid: Grid, planned: Look, root: int, methods: tuple[str, ...],

@@ -492,17 +492,45 @@ _ORACLE_TIE = 1e-8
 def _beta_binomial_sf(least: IntArray, trials: IntArray, a: float, b: float) -> Array:
     """``P(X >= least[i])`` for ``X ~ BetaBinomial(trials[i], a, b)``: each upper tail summed
     from its log-probabilities (``log C(T, j) + log B(j + a, T - j + b) - log B(a, b)``,
-    scipy.special), a few times faster than scipy.stats.betabinom.sf and within 1e-11."""
+    scipy.special), within 1e-10 of scipy.stats.betabinom.sf up to 20,000 trials.
+
+    The tails' terms are laid end to end and summed by `numpy.add.reduceat`, in parts of
+    about `_TAIL_TERMS` terms (a longer tail is a part of its own), each log Gamma read from
+    a table of the counts: the quick grid's recall cell takes about 8 s instead of 17.5 s,
+    of which the tails took 10 s with a loop over the trial counts calling scipy.special per
+    count.
+    """
+    first = np.maximum(least, 0)
+    lengths = np.maximum(trials - first + 1, 0)
     out = np.zeros(len(trials))
-    for i, (first, count) in enumerate(zip(least.tolist(), trials.tolist(), strict=True)):
-        if first > count:
+    rows = np.flatnonzero(lengths)
+    if not rows.size:
+        return out
+    # log Gamma at k + 1, k + a, k + b and k + a + b for every count k once, read per term
+    k = np.arange(int(trials[rows].max()) + 1, dtype=np.float64)
+    one, with_a, with_b, with_ab = (special.gammaln(k + shift) for shift in (1.0, a, b, a + b))
+    scale = special.betaln(a, b)
+    # parts of whole tails, cut where the running count of terms passes a multiple
+    ends = np.cumsum(lengths[rows])
+    cuts = np.searchsorted(ends, np.arange(_TAIL_TERMS, int(ends[-1]), _TAIL_TERMS),
+                           side="right")
+    for part in np.split(rows, np.unique(cuts)):
+        if not part.size:
             continue
-        j = np.arange(max(first, 0), count + 1, dtype=np.float64)
-        log_p = (special.gammaln(count + 1.0) - special.gammaln(j + 1.0)
-                 - special.gammaln(count - j + 1.0) + special.betaln(j + a, count - j + b)
-                 - special.betaln(a, b))
-        out[i] = np.exp(log_p).sum()
+        size = lengths[part]
+        starts = np.cumsum(size) - size
+        count = np.repeat(trials[part], size)
+        j = np.arange(int(size.sum())) - np.repeat(starts, size) + np.repeat(first[part], size)
+        rest = count - j
+        # log C(T, j) + log B(j + a, T - j + b) - log B(a, b)
+        log_p = (one[count] - one[j] - one[rest] + with_a[j] + with_b[rest] - with_ab[count]
+                 - scale)
+        out[part] = np.add.reduceat(np.exp(log_p), starts)
     return out
+
+
+# About how many terms `_beta_binomial_sf` sums at once: 8 arrays of 2**21 floats, 128 MB.
+_TAIL_TERMS = 2**21
 
 
 def oracle_assurance(row: Sequence[int], size: int, theta: float, measure: str,

@@ -362,6 +362,19 @@ def test_the_oracle_assurance_is_certification_powers_over_the_posterior(certifi
             assert found == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("terms", [pce._TAIL_TERMS, 1_000])
+def test_the_oracles_beta_binomial_tails_are_scipys_in_parts_of_any_size(terms, monkeypatch):
+    monkeypatch.setattr(pce, "_TAIL_TERMS", terms)
+    trials = np.arange(0, 3_000)
+    least = np.round(0.9 * trials).astype(np.int64) + np.arange(3_000) % 7 - 3
+    for a, b in ((3.5, 1.5), (0.5, 0.5), (150.5, 12.5)):
+        found = pce._beta_binomial_sf(least, trials, a, b)
+        assert found == pytest.approx(stats.betabinom.sf(least - 1, trials, a, b), abs=1e-10)
+    # a tail that starts past its trials is empty, one from 0 or below is the whole law
+    assert pce._beta_binomial_sf(np.array([5, 0, -1]), np.array([3, 0, 2]), 1.0, 1.0
+                                 ).tolist() == pytest.approx([0.0, 1.0, 1.0])
+
+
 def test_a_planner_with_a_prior_of_one_fails_the_oracle_check(monkeypatch):
     # the exact planner's Jeffreys prior (1/2 per cell) taken as 1: its plans are no longer
     # the least sizes reaching the power under the right posterior, and the check says so
