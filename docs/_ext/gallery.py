@@ -106,6 +106,16 @@ def read_reference(name: str) -> tuple[dict[str, dict[str, str]], dict[str, Any]
     return verdicts, run
 
 
+def would_take(row: dict[str, str]) -> str:
+    """What deciding a claim still open would take, as the reference recorded it."""
+    more, seconds = row.get("more_replicates"), row.get("more_core_seconds")
+    if not more or not seconds:
+        return ""
+    minutes = float(seconds) / 2 / 60
+    return (f"; deciding it: about {int(float(more)):,} more replicates, about {minutes:.0f} "
+            "min on 2 workers at the run's time per replicate")
+
+
 def study_page(study: Any) -> tuple[str, dict[str, int]]:
     name = study.name
     verdicts, run = read_reference(name)
@@ -149,7 +159,8 @@ def study_page(study: Any) -> tuple[str, dict[str, int]]:
             f"**{text(row['status'])}**",
             number(row["detectable"]),
             number(row["resolution"]) + unit,
-            text(row["reason"] or (f"worst: {row['worst']}" if row["worst"] else "")),
+            text((row["reason"] or (f"worst: {row['worst']}" if row["worst"] else ""))
+                 + would_take(row)),
         ])
     lines += list_table(
         ["claim", "verdict", "detectable", "resolution", "worst value or reason"],

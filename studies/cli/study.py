@@ -248,7 +248,8 @@ def _reference(args: argparse.Namespace) -> int:
                          f"{args.directory}.")
     stored, studies = _stored(args.directory)
     recorded = record(args.directory, args.out,
-                      judge(stored.results, studies, stored.identity.grid))
+                      judge(stored.results, studies, stored.identity.grid),
+                      results=stored.results)
     print(f"recorded the verdicts of {', '.join(recorded)} in {args.out} "
           f"({args.out / 'index.md'})")
     return 0

@@ -341,10 +341,11 @@ class Verdict:
         The Monte Carlo replicates of the cells it compared, each cell counted once: in a run
         in rounds (`studies.engine.rounds`), what deciding it took.
     needs : pandas.DataFrame
-        Each Monte Carlo value compared (a cell, or a mean over ``mean_over``): its parameters
-        and ``factor``, how many times its replicates it needs to decide (1: it has the power,
-        and a claim of an effect has it on its side of the bound; 2 where that cannot be told
-        from its replicates: no MCSE, or an effect not yet shown). What a run in rounds raises.
+        Of an INCONCLUSIVE claim (empty otherwise: nothing to raise), each Monte Carlo value
+        compared (a cell, or a mean over ``mean_over``): its parameters and ``factor``, how
+        many times its replicates it needs to decide (1: it has the power, and a claim of an
+        effect has it on its side of the bound; 2 where that cannot be told from its
+        replicates: no MCSE, or an effect not yet shown). What a run in rounds raises.
     """
 
     claim: Claim
@@ -943,7 +944,8 @@ class _Judge:
                        wrong_side=wrong_side if claim.effect else 0, scale=scale,
                        reason=reason, nearest=self.nearest,
                        replicates=int(sum(self.held.values())),
-                       needs=self._needs(k, rate) if k is not None else pd.DataFrame())
+                       needs=self._needs(k, rate) if k is not None and status == INCONCLUSIVE
+                       else pd.DataFrame())
 
 
 def evaluate_claims(claims: Iterable[Claim], result: StudyResult, *, grid: str | None = None,

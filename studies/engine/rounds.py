@@ -86,7 +86,7 @@ from studies.engine.design import Grid, Study
 from studies.engine.regions import as_text, region_mask
 from studies.engine.results import StudyResult, now
 
-__all__ = ["Look", "decided_rounds", "level_of", "look", "next_levels"]
+__all__ = ["Look", "Needed", "decided_rounds", "level_of", "look", "next_levels", "still_needed"]
 
 
 @dataclass(frozen=True)
@@ -224,6 +224,50 @@ def _aligned(claims: Sequence[Claim], frame: pd.DataFrame, wanted: Mapping[str, 
                     level[key], moved = top, True
     return {key: found for key, found in sorted(level.items())
             if found > level_of(schedule, int(held[key]))}
+
+
+# The levels past a grid's schedule `still_needed` may count: up to 2^24 times its replicates.
+_BEYOND = 24
+
+
+@dataclass(frozen=True)
+class Needed:
+    """What raising an open claim's cells to the level that would decide it takes.
+
+    Attributes
+    ----------
+    replicates : int
+        Monte Carlo replicates more, over the cells raised.
+    core_seconds : float
+        Their time on one core, at each cell's own seconds per replicate in the run.
+    """
+
+    replicates: int
+    core_seconds: float
+
+
+def still_needed(claim: Claim, verdict: Verdict, result: StudyResult, grid: Grid
+                 ) -> Needed | None:
+    """What an INCONCLUSIVE claim would need to decide, from a finished run.
+
+    The cells `next_levels` raises for the claim alone, on the grid's doubling schedule
+    continued past its levels, and their time at each cell's measured seconds per replicate
+    (`CellResult.seconds` over its replicates). A value without an MCSE, or an effect the data
+    do not show yet, counts one level more: the next round's try, not a bound. None for a
+    claim of another status, or when no cell would be raised.
+    """
+    if verdict.status != INCONCLUSIVE:
+        return None
+    frame = _monte_carlo_rows(result)
+    schedule = tuple(grid.n_replicates * 2 ** j for j in range(max(grid.rounds, _BEYOND)))
+    raised = next_levels([claim], [verdict], frame, schedule, parameters=result.parameters)
+    if not raised:
+        return None
+    held = frame.groupby("key")["n_replicates"].max()
+    seconds = {c.key: c.seconds for c in result.cells}
+    more = {key: schedule[level - 1] - int(held[key]) for key, level in raised.items()}
+    return Needed(sum(more.values()), float(sum(
+        n * seconds[key] / float(held[key]) for key, n in more.items())))
 
 
 def _factors(verdict: Verdict, rows: pd.DataFrame) -> NDArray[np.float64]:

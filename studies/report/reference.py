@@ -3,7 +3,9 @@
 A quick run decides what CI gates on; the findings live on the full grids. `record` writes the
 verdicts of a finished run's studies, judged by the claims of the code that records them
 (`studies.report.tables.claims_table`: status, values compared, k, familywise error,
-detectable, resolution, the worst value, the reason), into a reference directory,
+detectable, resolution, the worst value, the reason; for a claim still open, the replicates
+and core seconds deciding it would take, `studies.engine.rounds.still_needed`), into a
+reference directory,
 ``reports/reference/`` by default, one ``<study>.claims.csv`` per study with a
 ``<study>.json`` beside it: the run's grid, seed, study version, commit (and whether the tree
 was clean), start, end and wall time, and the machine, and the commit whose claims judged it
@@ -24,24 +26,28 @@ from typing import Any
 
 import pandas as pd
 
-from studies.engine import Verdict
+from studies.engine import StudyResult, Verdict
 from studies.engine.provenance import git_state
 from studies.engine.reading import RunHead, read_head
-from studies.engine.rounds import decided_rounds
+from studies.engine.rounds import decided_rounds, still_needed
 from studies.engine.store import DB_NAME
 from studies.report.tables import claims_table
 from studies.suite import suite_study_names
 
-__all__ = ["REFERENCE_COLUMNS", "record"]
+__all__ = ["REFERENCE_COLUMNS", "WORKERS", "record"]
 
 # The columns of a reference claims table, in the order written.
 REFERENCE_COLUMNS = ("claim", "status", "kind", "condition", "region", "compared", "failing",
                      "familywise_error", "k", "detectable", "resolution", "unit", "worst",
-                     "reason", "rounds", "replicates")
+                     "reason", "rounds", "replicates", "more_replicates", "more_core_seconds")
+# The workers a reference states the time of an open claim's replicates on (the suite's CI
+# machine has 2 cores).
+WORKERS = 2
 
 
 def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
-           verdicts: Mapping[str, Sequence[Verdict]]) -> list[str]:
+           verdicts: Mapping[str, Sequence[Verdict]], *,
+           results: Mapping[str, StudyResult] | None = None) -> list[str]:
     """Record the verdicts of the studies of a finished run in the reference directory.
 
     Parameters
@@ -53,6 +59,10 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
     verdicts : mapping of str to sequence of Verdict
         Each study's verdicts on the run (`studies.engine.evaluate_claims` on its stored
         results, at the suite's false-alarm share); the studies recorded.
+    results : mapping of str to StudyResult, optional
+        The studies' stored results: with them, each INCONCLUSIVE claim's
+        ``more_replicates`` and ``more_core_seconds`` say what deciding it would take
+        (`studies.engine.rounds.still_needed`); without, those columns are empty.
 
     Returns
     -------
@@ -85,6 +95,11 @@ def record(run_dir: str | os.PathLike[str], out: str | os.PathLike[str],
         table = claims_table(name, found)
         # the round each claim was decided at (a run of one round: 1)
         table["rounds"] = [decided.get(claim, 1) for claim in table["claim"]]
+        needed = [None if results is None or name not in results else still_needed(
+            v.claim, v, results[name], head.identity.grids[name]) for v in found]
+        table["more_replicates"] = [None if n is None else n.replicates for n in needed]
+        table["more_core_seconds"] = [None if n is None else round(n.core_seconds, 1)
+                                      for n in needed]
         table.reindex(columns=list(REFERENCE_COLUMNS)).to_csv(
             target / f"{name}.claims.csv", index=False)
         info = {**_provenance(head, name), "claims_judged_at": judged["git_commit"],
@@ -137,7 +152,7 @@ def _write_index(target: Path) -> None:
                   "worst or reason |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for row in table.itertuples():
-            note = (row.worst or row.reason).replace("|", "\\|")
+            note = (row.worst or row.reason).replace("|", "\\|") + _would_take(row)
             # a table recorded before rounds has neither column: one round, not counted
             rounds, replicates = getattr(row, "rounds", "1"), getattr(row, "replicates", "")
             lines.append(f"| {row.claim} | {row.status} | {_short(row.detectable)} | "
@@ -145,6 +160,16 @@ def _write_index(target: Path) -> None:
                          f"{note} |")
         lines.append("")
     (target / "index.md").write_text("\n".join(lines))
+
+
+def _would_take(row: Any) -> str:
+    """What deciding an open claim would take, in words ("" when not recorded)."""
+    more, seconds = getattr(row, "more_replicates", ""), getattr(row, "more_core_seconds", "")
+    if not more or not seconds:
+        return ""
+    minutes = float(seconds) / WORKERS / 60.0
+    return (f"; deciding it: about {int(float(more)):,} more replicates, about {minutes:.0f} "
+            f"min on {WORKERS} workers at this run's time per replicate")
 
 
 def _studies(info: dict[str, Any]) -> str:

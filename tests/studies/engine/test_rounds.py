@@ -16,7 +16,7 @@ from studies.engine import Claim, Grid, evaluate_claims, replicates, run, runner
 from studies.engine.design import MAX_ROUNDS
 from studies.engine.performance import Estimates
 from studies.engine.reading import read_head
-from studies.engine.rounds import Look, level_of
+from studies.engine.rounds import Look, level_of, still_needed
 from studies.engine.seeding import cell_seed
 from studies.suite import get_study
 
@@ -123,6 +123,26 @@ def test_an_open_mean_raises_only_its_own_cells_and_the_claims_decided_means_sta
     assert held[("lognormal", 5)] == held[("lognormal", 20)] > 300
     (verdict,) = evaluate_claims(study.claims, result)
     assert verdict.status == "HOLDS"
+
+
+def test_what_an_open_claim_still_needs_decides_it_and_half_of_it_does_not():
+    fine = Claim("mean-unbiased-finely", "The mean's bias is within 1 of 0, told to 0.02.",
+                 ("mean",), "bias", "within", target=0.0, resolution=0.02)
+    study = dataclasses.replace(MEAN, claims=(fine,))
+    one = Grid({"distribution": ["normal"], "n": [5]}, n_replicates=300)
+    result = run([study], grid=one, rng=3, workers=1)["mean_bias"]
+    (verdict,) = evaluate_claims(study.claims, result)
+    assert verdict.status == "INCONCLUSIVE"
+    needed = still_needed(fine, verdict, result, one)
+    (cell,) = result.cells
+    assert needed.core_seconds == pytest.approx(needed.replicates * cell.seconds / 300)
+    total = 300 + needed.replicates
+    assert total in [300 * 2 ** j for j in range(1, 24)]  # a level of the doubling schedule
+    for held, status in ((total, "HOLDS"), (total // 2, "INCONCLUSIVE")):
+        grid = dataclasses.replace(one, n_replicates=held)
+        found = run([study], grid=grid, rng=3, workers=1)["mean_bias"]
+        assert evaluate_claims(study.claims, found)[0].status == status
+    assert still_needed(DECIDED, evaluate_claims([DECIDED], result)[0], result, one) is None
 
 
 def test_the_looks_split_each_claims_false_alarm_rate_over_the_levels():

@@ -67,6 +67,23 @@ def test_claims_restated_after_the_run_are_judged_on_its_stored_values(two_runs,
     assert written["status"].tolist() == ["HOLDS"] * 3
 
 
+def test_a_claim_still_open_is_recorded_with_what_deciding_it_would_take(two_runs, tmp_path,
+                                                                         monkeypatch):
+    study = get_study("mean_bias")
+    # the same claim told to 0.001: beyond the run's power
+    fine = dataclasses.replace(study.claims[0], name="finely", resolution=0.001)
+    monkeypatch.setattr("studies.cli.study.stored_studies", lambda run: (
+        [dataclasses.replace(study, claims=(study.claims[0], fine))], []))
+    out = tmp_path / "reference"
+    assert main(["study", "reference", str(two_runs / "two"), "--out", str(out)]) == 0
+    held, row = pd.read_csv(out / "mean_bias.claims.csv").itertuples()
+    assert held.status == "HOLDS" and pd.isna(held.more_replicates)  # nothing to decide
+    assert row.status == "INCONCLUSIVE" and row.more_replicates > 0
+    assert row.more_core_seconds > 0
+    assert f"deciding it: about {int(row.more_replicates):,} more replicates" in (
+        out / "index.md").read_text()
+
+
 def test_a_directory_without_a_run_or_with_other_studies_is_refused(two_runs, tmp_path,
                                                                      capsys):
     verdicts = evaluate_claims(get_study("mean_bias").claims,
