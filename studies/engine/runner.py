@@ -505,7 +505,8 @@ def _raise_seconds(task: Task, grid: Grid) -> float:
     (for its declared replicates) scaled by the replicates the task draws; 0 without a hint.
 
     On the quick suite a raised cell of 4,500 replicates (about 17 s) otherwise started after
-    35 short ones of another study and ran alone on one core at the round's end.
+    35 short ones of another study and ran alone on one core at the round's end: started
+    first, it takes round 2 from about 27 s to 19 s.
     """
     if not isinstance(task, CellTask):
         return 0.0
