@@ -106,17 +106,8 @@ def read_reference(name: str) -> tuple[dict[str, dict[str, str]], dict[str, Any]
     return verdicts, run
 
 
-def would_take(row: dict[str, str]) -> str:
-    """What deciding a claim still open would take, as the reference recorded it."""
-    more, seconds = row.get("more_replicates"), row.get("more_core_seconds")
-    if not more or not seconds:
-        return ""
-    minutes = float(seconds) / 2 / 60
-    return (f"; deciding it: about {int(float(more)):,} more replicates, about {minutes:.0f} "
-            "min on 2 workers at the run's time per replicate")
-
-
 def study_page(study: Any) -> tuple[str, dict[str, int]]:
+    from studies.report.reference import would_take
     name = study.name
     verdicts, run = read_reference(name)
     first_line, _, rest = study.ademp.strip().partition("\n")
@@ -160,7 +151,7 @@ def study_page(study: Any) -> tuple[str, dict[str, int]]:
             number(row["detectable"]),
             number(row["resolution"]) + unit,
             text((row["reason"] or (f"worst: {row['worst']}" if row["worst"] else ""))
-                 + would_take(row)),
+                 + would_take(row.get("more_replicates"), row.get("more_core_seconds"))),
         ])
     lines += list_table(
         ["claim", "verdict", "detectable", "resolution", "worst value or reason"],

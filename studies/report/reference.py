@@ -34,7 +34,7 @@ from studies.engine.store import DB_NAME
 from studies.report.tables import claims_table
 from studies.suite import suite_study_names
 
-__all__ = ["REFERENCE_COLUMNS", "WORKERS", "record"]
+__all__ = ["REFERENCE_COLUMNS", "WORKERS", "record", "would_take"]
 
 # The columns of a reference claims table, in the order written.
 REFERENCE_COLUMNS = ("claim", "status", "kind", "condition", "region", "compared", "failing",
@@ -164,8 +164,13 @@ def _write_index(target: Path) -> None:
 
 def _would_take(row: Any) -> str:
     """What deciding an open claim would take, in words ("" when not recorded)."""
-    more, seconds = getattr(row, "more_replicates", ""), getattr(row, "more_core_seconds", "")
-    if not more or not seconds:
+    return would_take(getattr(row, "more_replicates", ""), getattr(row, "more_core_seconds", ""))
+
+
+def would_take(more: Any, seconds: Any) -> str:
+    """A reference row's ``more_replicates`` and ``more_core_seconds`` in words, on
+    `WORKERS` workers ("" when either is empty: a claim not open, or not recorded)."""
+    if more in ("", None) or seconds in ("", None) or more != more or seconds != seconds:
         return ""
     minutes = float(seconds) / WORKERS / 60.0
     return (f"; deciding it: about {int(float(more)):,} more replicates, about {minutes:.0f} "
