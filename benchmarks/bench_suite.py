@@ -26,7 +26,7 @@ live here, never in the tests.
 
 Run: ``python benchmarks/bench_suite.py [--studies NAME ...] [--workers 1 2] [--dask]
 [--grid full] [--keep DIR]`` or ``python benchmarks/bench_suite.py --together [--workers 2]
-[--reference reports/reference]``.
+[--budget 50m] [--reference reports/reference]``.
 """
 
 from __future__ import annotations
@@ -214,13 +214,15 @@ def measure_dask(names: Sequence[str], grid: str, scratch: Path, workers: int
 
 
 def measure_together(names: Sequence[str], grid: str, scratch: Path, workers: int,
-                     reference: Path | None) -> dict[str, Any]:
-    """The studies as one command on ``workers`` local workers; each study's share of it."""
+                     reference: Path | None, budget: str | None = None) -> dict[str, Any]:
+    """The studies as one command on ``workers`` local workers (``--budget`` passed on when
+    given); each study's share of it."""
     out = scratch / "together"
     shutil.rmtree(out, ignore_errors=True)
     load = os.getloadavg()[0]
     seconds, peak, _ = _timed(["study", "run", *names, "--grid", grid, "--seed", str(SEED),
-                               "--workers", str(workers), "--out", str(out)])
+                               "--workers", str(workers), "--out", str(out),
+                               *(["--budget", budget] if budget else [])])
     print(f"together: {seconds:.1f} s, {peak / 2**20:.0f} MB", flush=True)
     db = sqlite3.connect(f"file:{out / 'run.sqlite'}?mode=ro", uri=True)
     try:
@@ -244,6 +246,7 @@ def measure_together(names: Sequence[str], grid: str, scratch: Path, workers: in
     if reference is not None:
         _timed(["study", "reference", str(out), "--out", str(reference)])
     return {"seconds": seconds, "mb": peak / 2**20, "load": load, "workers": workers,
+            "budget": budget,
             "rows": [rows[name] for name in names if name in rows], "report_s": report_s,
             "report_mb": report_peak / 2**20}
 
@@ -262,8 +265,9 @@ def together_markdown(found: dict[str, Any], grid: str) -> str:
             f"benchmarks/bench_suite.py --together` on {platform.machine()}, "
             f"{os.cpu_count()} cores, Python {platform.python_version()} (1-minute load "
             f"{found['load']:.2f} as it started): every study's `{grid}` grid, seed {SEED}, "
-            f"as one `evalcert study run` command on {found['workers']} local workers (run, "
-            "claims, tables and report): "
+            f"as one `evalcert study run` command on {found['workers']} local workers"
+            + (f" with `--budget {found['budget']}`" if found["budget"] else "")
+            + " (run, claims, tables and report): "
             f"{_minutes(found['seconds'])}, peak resident memory of the command and its "
             f"workers {found['mb']:,.0f} MB. Judging and reporting the finished run again "
             f"(`evalcert study report`): {_minutes(found['report_s'])} at "
@@ -351,6 +355,8 @@ def main() -> None:
                         help="directory for the runs (default: a temporary one, removed)")
     parser.add_argument("--together", action="store_true",
                         help="run the studies as one command instead (on the last --workers)")
+    parser.add_argument("--budget", default=None,
+                        help="with --together: the run's time budget (as `study run --budget`)")
     parser.add_argument("--reference", type=Path, default=None,
                         help="with --together: record the run's verdicts in this directory")
     parser.add_argument("--out", type=Path, default=Path(__file__).with_name("RESULTS.md"))
@@ -361,7 +367,7 @@ def main() -> None:
     try:
         if args.together:
             found = measure_together(names, args.grid, scratch, args.workers[-1],
-                                     args.reference)
+                                     args.reference, args.budget)
             section = together_markdown(found, args.grid)
             replace_section(args.out, section, TOGETHER)
             print(section)

@@ -319,25 +319,45 @@ def stream(
         if isinstance(grid, Grid):
             s.check_grid(grid)
         resolve_methods(s.for_grid(grids[s.name]), tuple(methods))
-    return _events(resolved, grids, grid, rng, workers, scheduler, out, resume,
-                   tuple(methods), path, command, familywise_error, budget, each_study)
+    return _events(_Request(tuple(resolved), grids, grid, rng, workers or os.cpu_count() or 1,
+                            scheduler, out, resume, tuple(methods), path, command,
+                            familywise_error, budget, each_study))
 
 
-def _events(resolved: list[Study], grids: dict[str, Grid], grid: str | Grid, rng: Any,
-            workers: int | None, scheduler: str | None, out: str | os.PathLike[str] | None,
-            resume: bool, methods: tuple[str, ...], path: str,
-            command: Sequence[str] | None, familywise_error: float, budget: float | None,
-            each_study: bool) -> Iterator[Event]:
+@dataclass(frozen=True)
+class _Request:
+    """What `stream` was asked to run, checked once: its arguments, the studies loaded (each
+    once) and each study's `Grid`, read from here by every step of the run."""
+
+    studies: tuple[Study, ...]
+    grids: Mapping[str, Grid]
+    grid: str | Grid
+    rng: Any
+    workers: int
+    scheduler: str | None
+    out: str | os.PathLike[str] | None
+    resume: bool
+    methods: tuple[str, ...]
+    path: str
+    command: Sequence[str] | None
+    familywise_error: float
+    budget: float | None
+    each_study: bool
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """The run's identity as the store records it (`studies.engine.identity`)."""
+        return {"studies": {s.name: s.version for s in self.studies},
+                "grid": self.grid if isinstance(self.grid, str) else self.grid.to_dict(),
+                "methods": list(self.methods), "path": self.path}
+
+
+def _events(request: _Request) -> Iterator[Event]:
     """`stream`'s run, its arguments checked."""
-    deadline = None if budget is None else time.monotonic() + budget
-    identity = {
-        "studies": {s.name: s.version for s in resolved},
-        "grid": grid if isinstance(grid, str) else grid.to_dict(),
-        "methods": list(methods),
-        "path": path,
-    }
+    resolved, grids, methods = request.studies, request.grids, request.methods
+    deadline = None if request.budget is None else time.monotonic() + request.budget
     # connect first: an unreachable scheduler must not leave a half-made run directory
-    client = connect_dask(scheduler) if scheduler is not None else None
+    client = connect_dask(request.scheduler) if request.scheduler is not None else None
     store: RunStore | None = None
     collected: list[Finished] = []
     # each study's results as a `StudyDone` gave them, returned as they are: a full grid is
@@ -354,15 +374,16 @@ def _events(resolved: list[Study], grids: dict[str, Grid], grid: str | Grid, rng
 
     status = "interrupted"
     try:  # whatever fails from here on, the client is closed and the store (and lock) too
-        if out is not None:
+        if request.out is not None:
             grid_meta = {name: g.to_dict() for name, g in grids.items()}
-            store = _open(Path(out), identity, rng, resume, grid_meta, provenance(command))
+            store = _open(Path(request.out), request.identity, request.rng, request.resume,
+                          grid_meta, provenance(request.command))
             root = int(store.metadata()["seed"])
         else:
-            root = seeding.root_entropy(rng)
+            root = seeding.root_entropy(request.rng)
         done_keys = store.finished_keys() if store is not None else set()
         tasks = [t for s in resolved
-                 for t in plan(s.for_grid(grids[s.name]), grids[s.name], root, path,
+                 for t in plan(s.for_grid(grids[s.name]), grids[s.name], root, request.path,
                                methods, done_keys)]
         # longest first (`Grid.task_seconds`); stable, so hint-less tasks keep study order
         tasks.sort(key=lambda t: -(grids[t.study.name].task_seconds or 0.0))
@@ -375,7 +396,7 @@ def _events(resolved: list[Study], grids: dict[str, Grid], grid: str | Grid, rng
         yield Progress(1, {name: (study_done[name], n) for name, n in cells.items()}, done,
                        total)
         writer = _Writer(store) if store is not None else None
-        for results in execute(tasks, workers or os.cpu_count() or 1, client):
+        for results in execute(tasks, request.workers, client):
             if writer is not None:
                 writer.put(results)
             else:  # with a store, results are read back from it (Monte Carlo blobs stay on disk)
@@ -386,18 +407,18 @@ def _events(resolved: list[Study], grids: dict[str, Grid], grid: str | Grid, rng
             study_done[name] += finished
             yield Progress(1, {name: (study_done[name], cells[name])}, done, total, results)
             pending[name] -= 1
-            if each_study and not pending[name] and grids[name].rounds == 1:
+            if request.each_study and not pending[name] and grids[name].rounds == 1:
                 yield finished_study(name)
         stepping = [s for s in resolved if grids[s.name].rounds > 1]
         if stepping:
             if writer is not None:
                 writer.flush()
             yield from _later_rounds(
-                stepping, grids, grid if isinstance(grid, str) else None, root, methods, store,
-                collected, writer,
-                lambda tasks: execute(tasks, workers or os.cpu_count() or 1, client),
-                familywise_error, deadline)
-        if each_study:
+                stepping, grids, request.grid if isinstance(request.grid, str) else None, root,
+                methods, store, collected, writer,
+                lambda tasks: execute(tasks, request.workers, client),
+                request.familywise_error, deadline)
+        if request.each_study:
             for name in [s.name for s in resolved
                          if s.name not in pending or grids[s.name].rounds > 1]:
                 yield finished_study(name)
@@ -422,11 +443,11 @@ def _events(resolved: list[Study], grids: dict[str, Grid], grid: str | Grid, rng
                 settle_store(store.directory)
     if len(read_back) == len(resolved):  # each study already read back for its StudyDone
         yield RunDone(RunResults(((s.name, read_back[s.name]) for s in resolved),
-                                 directory=out))
+                                 directory=request.out))
         return
     yield RunDone(group_results(collected, resolved,
                                 {name: list(g.parameters) for name, g in grids.items()},
-                                directory=out,
+                                directory=request.out,
                                 looks={name: g.rounds for name, g in grids.items()}))
 
 

@@ -177,6 +177,7 @@ def _statsmodels_ci(name: str, successes: Any, trials: int, *, confidence_level:
 @functools.lru_cache(maxsize=65_536)
 def _binomtest(x: int, n: int, alternative: str) -> Any:
     # the interval does not depend on the null p; one result serves every level and method
+    # (the quick grid takes 4.7 s with it, 5.6 s without: benchmarks/bench_study_caches.py)
     return stats.binomtest(x, n, alternative=alternative)
 
 

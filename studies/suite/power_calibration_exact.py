@@ -207,7 +207,8 @@ def _sample_value(counts: IntArray, measure: str) -> Array:
 
 # Planned sizes by (sample, measure, theta, interval), kept across the cells a process runs:
 # the cells of precision, recall and F1 that differ only in prevalence share theta and the
-# samples in the tails of their outcomes.
+# samples in the tails of their outcomes (the quick grid takes 6.1 s with them kept, 8.5 s
+# without, `benchmarks/bench_study_caches.py`).
 _PLANNED: dict[tuple[Any, ...], float] = {}
 _MOST_PLANS_KEPT = 200_000
 # The search's question (does the power at a size reach POWER?) is answered from
@@ -376,10 +377,9 @@ def _first_reach(problem: Conditional, found: int) -> int | None:
     return least + 1 + first
 
 
-@functools.lru_cache(maxsize=512)
 def _trials_law(a: float, b: float, size: int) -> tuple[int, Array]:
     """``BetaBinomial(size, a, b)``'s pmf ``(low, p[low..high])``, without the counts holding
-    less than ``_TRIALS_DROPPED`` of its mass at each end (kept for the searches sharing it).
+    less than ``_TRIALS_DROPPED`` of its mass at each end.
 
     From the count nearest the mean, the ratio of consecutive terms, ``p(D + 1) / p(D) =
     (s - D) (a + D) / ((D + 1) (b + s - D - 1))``, by cumulative products outwards (a few
@@ -387,7 +387,7 @@ def _trials_law(a: float, b: float, size: int) -> tuple[int, Array]:
     functions), then normalised to sum to 1: within 1e-11 of the exact probabilities,
     relatively, at ``s <= 20,000`` (the products' roundings; the tests check it against
     scipy's pmf, which itself errs by up to ~2e-10, the log-beta functions' rounding at
-    their magnitude). The array is read-only: it is shared.
+    their magnitude). The array is read-only: the searches sharing a law share it.
     """
     counts = np.arange(size + 1, dtype=np.float64)
     middle = min(size, round(size * a / (a + b)))

@@ -52,7 +52,6 @@ def _suite_modules() -> dict[str, str]:
             and not info.ispkg}
 
 
-@functools.cache
 def _module_study(module: str) -> Study | None:
     """The module's ``STUDY``, or None when it binds none (a helper module of the suite)."""
     found = getattr(importlib.import_module(module), "STUDY", None)
@@ -144,7 +143,10 @@ def claim_false_alarm() -> float:
     judges a claim at when it states none. Claims of an identity (`Claim.identity`) are judged
     exactly whatever their values and cannot alarm on noise: they take no share. An installed
     package's studies are judged at the same share and do not change it, so verdicts do not
-    depend on what else is installed."""
+    depend on what else is installed.
+
+    Computed once per process (it is read for every study judged; counting the claims takes
+    about 80 ms, `benchmarks/bench_study_caches.py`)."""
     count = sum(not claim.identity for name in suite_study_names()
                 for claim in get_study(name).claims)
     return SUITE_FALSE_ALARM / max(count, 1)

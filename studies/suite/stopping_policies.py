@@ -228,7 +228,6 @@ def threshold(params: Params) -> float:
     return _threshold(int(params["topic"]))
 
 
-@functools.cache
 def _threshold(index: int) -> float:
     prevalence, f_inf = topic(index)
     pilot = simulate_runs(prevalence, f_inf, 1, rng=np.random.SeedSequence([20130, index]))
@@ -922,6 +921,8 @@ def learned_threshold(params: Params) -> float:
 
 @functools.cache
 def _learned_threshold(index: int) -> float:
+    # kept per topic: the pilot trains the learner, and the quick grid takes 78 s with it,
+    # 97 s without (`benchmarks/bench_study_caches.py`)
     pilot = learned_runs(topic(index)[0], 1, steps=LEARNER_STEPS, topic=index,
                          rng=np.random.SeedSequence([20130, index]))
     return THETA_FRACTION * float(np.nanmax(pilot.true_f1))

@@ -85,7 +85,6 @@ categorization research. *JMLR* 5, 361-397.
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 from collections.abc import Sequence
@@ -201,7 +200,6 @@ class Corpus:
     signal: float
 
 
-@functools.cache
 def _background(vocabulary: int) -> tuple[Array, float]:
     """Zipf background probabilities and the Poisson token mean giving `DISTINCT_WORDS`."""
     weights = 1.0 / np.arange(1, vocabulary + 1, dtype=np.float64)

@@ -18,14 +18,14 @@ import studies.suite
 from studies.cli.main import main
 from studies.cli.study import _expand
 from studies.suite import claim_false_alarm, get_study, study_names, study_sources
-from studies.suite.registry import ENTRY_POINT_GROUP, _module_study
+from studies.suite.registry import ENTRY_POINT_GROUP
 
 
 def _forget(*modules: str) -> None:
-    """Discovery's caches and the imported modules, as before the test."""
+    """The suite's share of the false-alarm budget and the imported modules, as before the
+    test."""
     for module in modules:
         sys.modules.pop(module, None)
-    _module_study.cache_clear()
     claim_false_alarm.cache_clear()
 
 
