@@ -431,14 +431,15 @@ def _text(value: Any) -> str:
 
 def _html_table(frame: pd.DataFrame, *, status_column: str | None = None,
                 classes: pd.DataFrame | None = None, wide: str = "",
-                fold: str = "", row_id: str = "") -> Markup:
+                fold: str = "", row_id: str = "", prose: str = "") -> Markup:
     """A frame as an escaped HTML table in a box that scrolls sideways; numbers right-aligned.
 
     The entries of ``status_column``, and those where ``classes`` (same shape) is not
     empty, get that text as their CSS class (the verdict colours); the entries of column
-    ``wide`` get room to wrap; column ``row_id``, not shown, gives each row its anchor. A
-    table of more than `FOLDED_ROWS` rows is folded under a line saying how many rows it has
-    and ``fold`` (where the full data are).
+    ``wide`` get room to wrap; those of column ``prose`` (docstring text) show its ``code``
+    and **bold** as the study's prose does; column ``row_id``, not shown, gives each row its
+    anchor. A table of more than `FOLDED_ROWS` rows is folded under a line saying how many
+    rows it has and ``fold`` (where the full data are).
     """
     ids = [""] * len(frame)
     if row_id in frame:
@@ -456,7 +457,8 @@ def _html_table(frame: pd.DataFrame, *, status_column: str | None = None,
                 kind = f' class="{html.escape(str(status)).replace(" ", "-")}"'
             elif column == wide:
                 kind = ' class="statement"'
-            cells.append(f"<td{kind}>{html.escape(_text(value))}</td>")
+            text = html.escape(_text(value))
+            cells.append(f"<td{kind}>{_inline(text) if column == prose else text}</td>")
         rows.append(f"<tr{ids[i]}>" + "".join(cells) + "</tr>")
     cue = ""
     if len(frame.columns) > WIDE_TABLE:  # may not fit the page: say that more lies aside
@@ -1128,7 +1130,7 @@ def _study_page(study: Study, result: StudyResult, verdicts: Sequence[Verdict],
     body = _template(_STUDY).render(
         name=name, aim=_prose(_aim(doc)), tally=tally(verdicts) if verdicts else "none stated",
         status=worst_status(verdicts), ademp=[(t, _prose(x)) for t, x in sections],
-        prereg=_html_table(prereg, wide="answer"),
+        prereg=_html_table(prereg, wide="answer", prose="answer"),
         findings=[Markup(_inline(html.escape(x))) for x in sentences], shown=SHOWN_FINDINGS,
         tested=tested, untested=untested, toc=toc, grid=_html_table(grid),
         claims=_html_table(claims, status_column="status", wide="statement", row_id="anchor"),

@@ -427,6 +427,18 @@ def test_each_page_answers_the_protocol_items_or_says_not_stated(tmp_path):
     assert "| Aims | not stated |" not in stated.split("### As a protocol")[1]
 
 
+def test_the_protocol_table_shows_the_studys_code_spans_as_code_and_escapes_the_rest(tmp_path):
+    ademp = ("Aims\n    Whether ``x < y`` holds for **every** cell.\n"
+             "Estimands\n    ``p``, `q` and <b>r</b>.\n")
+    _report(dataclasses.replace(BINOMIAL, ademp=ademp), tmp_path / "run")
+    page = (tmp_path / "run" / "binomial_coverage.html").read_text()
+    protocol = page.split('id="protocol"')[1].split('id="legend"')[0]
+    assert ("Whether <code>x &lt; y</code> holds for <strong>every</strong> cell."
+            in protocol)
+    assert "<code>p</code>, <code>q</code> and &lt;b&gt;r&lt;/b&gt;." in protocol
+    assert "``" not in protocol and "<b>" not in protocol
+
+
 def test_a_wide_table_says_that_more_columns_lie_aside_and_opens_with_the_verdicts(tmp_path):
     _report(BINOMIAL, tmp_path / "run")
     page = (tmp_path / "run" / "binomial_coverage.html").read_text()
