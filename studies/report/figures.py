@@ -170,6 +170,9 @@ def method_colours() -> dict[str, str]:
     palette lasts (7 colours), and so, less strictly, do the methods of one study; studies
     in name order, methods in their order. Hue values that are not method names (a
     prevalence, a source) take the palette in order.
+
+    Computed once per process: it reads every study's figures (about 100 ms), and every
+    figure drawn asks for it.
     """
     groups: list[list[str]] = []
     weights: list[float] = []
